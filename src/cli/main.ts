@@ -1,0 +1,123 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { build, type BuildResult } from '../pipeline/build.js';
+import { catalogue, lookupCode } from '../diagnostics/catalogue.js';
+import { KNOC_VERSION } from '../model/version.js';
+import { choosePaint } from './paint.js';
+import { renderJson } from './render/json.js';
+import { renderStylish } from './render/stylish.js';
+import { HELP, commandHelp } from './help.js';
+
+/** Exit codes: 0 clean, 1 findings at or above the failing severity, 2 usage error or internal failure. */
+export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
+
+class UsageError extends Error {}
+
+const buildOptions = {
+  root: { type: 'string' },
+  out: { type: 'string' },
+  'base-url': { type: 'string' },
+  format: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Runs the CLI with the given arguments and returns the exit code; never throws. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      process.stderr.write(`knoc: ${(error as Error).message}\nRun \`knoc --help\` for usage.\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`knoc: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT.usage;
+  }
+}
+
+async function run(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    const topic = rest[0];
+    process.stdout.write(topic !== undefined && commandHelp(topic) ? commandHelp(topic)! : HELP);
+    return EXIT.ok;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${KNOC_VERSION}\n`);
+    return EXIT.ok;
+  }
+  switch (command) {
+    case 'build':
+    case 'check':
+      return runBuild(command, rest);
+    case 'explain':
+      return runExplain(rest);
+    default:
+      throw new UsageError(`unknown command \`${command}\``);
+  }
+}
+
+async function runBuild(command: 'build' | 'check', args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...args], options: buildOptions, allowPositionals: true, strict: true });
+  if (values.help) {
+    process.stdout.write(commandHelp(command)!);
+    return EXIT.ok;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\``);
+  const format = values.format ?? 'stylish';
+  if (format !== 'stylish' && format !== 'json') throw new UsageError(`unknown format \`${format}\`, expected \`stylish\` or \`json\``);
+  if (values['base-url'] !== undefined && !/^https?:\/\/[^\s/]+/.test(values['base-url'])) throw new UsageError(`--base-url must be an absolute http(s) URL, got \`${values['base-url']}\``);
+
+  const result = await build({
+    write: command === 'build',
+    ...(values.root !== undefined ? { root: values.root } : {}),
+    ...(values.out !== undefined ? { out: values.out } : {}),
+    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+  });
+  report(result, command, format, values.quiet === true);
+  return result.errorCount > 0 ? EXIT.findings : EXIT.ok;
+}
+
+function report(result: BuildResult, command: 'build' | 'check', format: 'stylish' | 'json', quiet: boolean): void {
+  if (format === 'json') {
+    process.stdout.write(renderJson(result.diagnostics, { errors: result.errorCount, warnings: result.warningCount }));
+    return;
+  }
+  const paint = choosePaint(process.stderr, process.env);
+  const shown = quiet ? result.diagnostics.filter((d) => d.severity === 'error') : result.diagnostics;
+  if (shown.length > 0) process.stderr.write(`${renderStylish(shown, (file) => result.sources.get(file), paint)}\n\n`);
+  const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
+  const outcome =
+    command === 'check'
+      ? 'checked'
+      : result.written
+        ? `wrote ${relativeOut(result)} (${result.written.written.length} changed, ${result.written.unchanged.length} unchanged, ${result.written.removed.length} removed)`
+        : `nothing written`;
+  const line = `${counts} in ${Math.round(result.durationMs)} ms; ${outcome}`;
+  if (!quiet || result.errorCount > 0) process.stderr.write(`${result.errorCount > 0 ? paint.red(line) : line}\n`);
+}
+
+function runExplain(args: readonly string[]): number {
+  const code = args[0]?.toUpperCase();
+  if (code === undefined) {
+    for (const [key, entry] of Object.entries(catalogue)) process.stdout.write(`${key}  ${entry.severity.padEnd(7)}  ${entry.title}\n`);
+    return EXIT.ok;
+  }
+  const entry = lookupCode(code);
+  if (!entry) throw new UsageError(`unknown diagnostic code \`${args[0]}\`; run \`knoc explain\` for the list`);
+  process.stdout.write(`${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n${entry.hint ? `\nFix: ${entry.hint}\n` : ''}`);
+  return EXIT.ok;
+}
+
+function relativeOut(result: BuildResult): string {
+  const relative = result.outDir.startsWith(result.root + '/') ? result.outDir.slice(result.root.length + 1) : result.outDir;
+  return `${relative}/`;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+function isParseArgsError(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+}

@@ -1,0 +1,34 @@
+import type { Range } from '../../diagnostics/diagnostic.js';
+
+/** Colour functions a renderer may use; identity functions when colour is off. */
+export interface Paint {
+  dim(text: string): string;
+  red(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+  bold(text: string): string;
+}
+
+/**
+ * Renders the lines around a range with line numbers and a caret underline on
+ * the first line of the range, like tsc and babel do.
+ */
+export function codeFrame(text: string, range: Range, paint: Paint, context = 1): string {
+  const lines = text.split(/\r?\n/);
+  const first = Math.max(1, range.start.line - context);
+  const last = Math.min(lines.length, range.start.line + context);
+  const width = String(last).length;
+  const out: string[] = [];
+  for (let n = first; n <= last; n++) {
+    const line = (lines[n - 1] ?? '').replace(/\t/g, ' ');
+    const marker = n === range.start.line ? paint.red('>') : ' ';
+    out.push(`${marker} ${paint.dim(`${String(n).padStart(width)} |`)} ${line}`.trimEnd());
+    if (n === range.start.line) {
+      const start = range.start.column - 1;
+      const end = range.end.line === range.start.line ? range.end.column - 1 : line.length;
+      const length = Math.max(1, Math.min(end, line.length) - start);
+      out.push(`  ${paint.dim(`${' '.repeat(width)} |`)} ${' '.repeat(start)}${paint.red('^'.repeat(length))}`);
+    }
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,41 @@
+/** JSON Schema (2020-12) of knoc.config.yaml; `title` and `description` feed diagnostics. */
+export const configSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'knoc configuration',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    base_url: {
+      title: 'absolute URL',
+      description: 'an absolute `https:` URL where the agents are served, such as `https://agents.example.org`',
+      type: 'string',
+      format: 'uri',
+      pattern: '^https?://',
+    },
+    out: { title: 'output folder', type: 'string', minLength: 1 },
+    fleet: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string', minLength: 1 },
+        description: { type: 'string', minLength: 1 },
+        version: { title: 'semantic version', description: 'MAJOR.MINOR.PATCH', type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+([-+].*)?$' },
+        provider: {
+          type: 'object',
+          required: ['organization', 'url'],
+          additionalProperties: false,
+          properties: { organization: { type: 'string', minLength: 1 }, url: { type: 'string', format: 'uri', title: 'absolute URL' } },
+        },
+        documentation_url: { type: 'string', format: 'uri', title: 'absolute URL' },
+        icon_url: { type: 'string', format: 'uri', title: 'absolute URL' },
+      },
+    },
+    rules: {
+      title: 'rule severities',
+      description: 'a map from diagnostic code to `error`, `warning`, `info` or `off`',
+      type: 'object',
+      propertyNames: { pattern: '^KNO\\d{4}$' },
+      additionalProperties: { enum: ['error', 'warning', 'info', 'off'] },
+    },
+  },
+} as const;

@@ -1,0 +1,282 @@
+import type { Severity } from './diagnostic.js';
+
+/** One permanent diagnostic code: what it means, how it reads, how to fix it. */
+export interface CatalogueEntry {
+  title: string;
+  severity: Severity;
+  /** Message template; `{name}` placeholders are filled from the arguments. */
+  message: string;
+  /** Default fix, also a template; a call site may give a sharper one. */
+  hint?: string;
+  /** A paragraph for `knoc explain`. */
+  explanation: string;
+}
+
+/**
+ * Every code knoc reports, grouped by phase: 1xxx parse, 2xxx schema,
+ * 3xxx references and drift, 4xxx projection, 5xxx emit, 9xxx internal.
+ * Codes are permanent once shipped: retire one, never reuse it.
+ */
+export const catalogue = {
+  KNO1001: {
+    title: 'YAML syntax error',
+    severity: 'error',
+    message: '{detail}',
+    hint: 'Fix the YAML syntax at this position; indentation and unbalanced quotes or brackets are the usual causes.',
+    explanation:
+      'The file is not well-formed YAML 1.2, so knoc cannot read it. Nothing else in the file is checked until it parses.',
+  },
+  KNO1002: {
+    title: 'Duplicate key',
+    severity: 'error',
+    message: 'Duplicate key `{key}` in a mapping, expected each key once.',
+    hint: 'Remove or rename one of the two `{key}` keys; YAML keeps only one of them and which one is not obvious.',
+    explanation:
+      'YAML 1.2 requires mapping keys to be unique. Some parsers silently keep the last value, which hides mistakes, so knoc rejects duplicates.',
+  },
+  KNO1003: {
+    title: 'Document is not a mapping',
+    severity: 'error',
+    message: 'The document is {found}, expected a mapping of keys such as `$schema`, `id` and `slug`.',
+    hint: 'Start the file with `$schema: <name>@<version>` followed by the entity’s keys.',
+    explanation: 'Every .kno file holds exactly one entity, written as a YAML mapping at the top level.',
+  },
+  KNO1004: {
+    title: 'More than one YAML document',
+    severity: 'error',
+    message: 'The file holds more than one YAML document, expected exactly one.',
+    hint: 'Split the documents into separate .kno files, one entity each, and remove the `---` separators.',
+    explanation: 'A .kno file is one entity. Multi-document streams are rejected so that every entity has its own file, path and digest.',
+  },
+  KNO1005: {
+    title: 'File cannot be read',
+    severity: 'error',
+    message: 'The file cannot be read: {detail}.',
+    hint: 'Check that the path is a regular, readable file.',
+    explanation: 'knoc could not read the bytes of a discovered file, for example because of permissions.',
+  },
+  KNO2001: {
+    title: 'Missing `$schema`',
+    severity: 'error',
+    message: 'The entity has no `$schema`, expected `$schema: <name>@<version>` such as `{example}`.',
+    hint: 'Add `$schema: {example}` as the first key.',
+    explanation: 'The `$schema` key selects which schema, and which version of it, validates the entity. Without it knoc cannot tell what the file is.',
+  },
+  KNO2002: {
+    title: 'Unknown schema',
+    severity: 'error',
+    message: 'Unknown schema `{found}`, expected one of {known}.',
+    hint: 'Use a known `<name>@<version>`, or add a spec entity for it to specs/.',
+    explanation:
+      'The `$schema` value names a schema that neither knoc’s built-in specs nor the repository’s specs/ folder defines. Repositories can add or override versions with their own `specs/*.kno` entities.',
+  },
+  KNO2003: {
+    title: 'Missing required property',
+    severity: 'error',
+    message: 'Missing required property `{property}` in {where}.',
+    hint: 'Add `{property}` to {where}.',
+    explanation: 'The schema requires this property. The diagnostic points at the mapping that lacks it.',
+  },
+  KNO2004: {
+    title: 'Unknown property',
+    severity: 'error',
+    message: 'Unknown property `{property}` in {where}, expected one of {expected}.',
+    hint: 'Remove `{property}`, or prefix it with `x-` at the top level to keep private data.',
+    explanation:
+      'The schema lists every property a block may have, so that a misspelled key is caught rather than silently ignored. Top-level keys starting with `x-` are allowed for private data.',
+  },
+  KNO2005: {
+    title: 'Wrong type',
+    severity: 'error',
+    message: '{what} is {found}, expected {expected}.',
+    explanation: 'The value has a different YAML type than the schema expects, for example a single string where a list is required.',
+  },
+  KNO2006: {
+    title: 'Value not allowed',
+    severity: 'error',
+    message: '{what} is `{found}`, expected {expected}.',
+    explanation: 'The value is not one of the values the schema allows.',
+  },
+  KNO2007: {
+    title: 'Malformed value',
+    severity: 'error',
+    message: '`{found}` is not a valid {what}.',
+    explanation:
+      'The value does not have the required form: a ULID, a kebab-case slug, a semantic version, a MIME type, an absolute URL, an entity reference or a boundary that starts with MUST NOT or SHOULD NOT.',
+  },
+  KNO2008: {
+    title: 'Value out of range',
+    severity: 'error',
+    message: '{what} is {found}, expected {expected}.',
+    explanation: 'The number lies outside the range the schema allows, for example a token budget below 1 or a percentage above 1.',
+  },
+  KNO2009: {
+    title: 'Too few or too many items',
+    severity: 'error',
+    message: '{what} has {found}, expected {expected}.',
+    explanation: 'A list or mapping has fewer or more entries than the schema allows, for example an empty `skills` list.',
+  },
+  KNO2010: {
+    title: 'Schema violation',
+    severity: 'error',
+    message: '{what} {detail}.',
+    explanation: 'The value breaks a schema rule that has no more specific code.',
+  },
+  KNO2020: {
+    title: 'Duplicate goal id',
+    severity: 'error',
+    message: 'Goal id `{id}` is used more than once in this blueprint, expected unique goal ids.',
+    hint: 'Rename one of the goals; goal ids identify goals in reports and budgets.',
+    explanation: 'Goal ids are kebab-case and unique within a blueprint.',
+  },
+  KNO2021: {
+    title: 'Goal needs exactly one target',
+    severity: 'error',
+    message: 'Goal `{id}` has {found}, expected exactly one of `target` or `target_query`.',
+    hint: 'Keep `target` for a fixed value or `target_query` for a computed one, not both.',
+    explanation: 'A goal is measured against either a fixed `target` or a `target_query` that computes it, never both and never neither.',
+  },
+  KNO2022: {
+    title: 'Tenant ownership without possibility',
+    severity: 'error',
+    message: 'Ownership context is `tenant` but `possibility_slug` is missing, expected the tenant’s possibility slug.',
+    hint: 'Add `possibility_slug: <tenant-slug>` under `ownership`, or set `context: platform`.',
+    explanation: 'A tenant-owned agent must name the tenant possibility it belongs to.',
+  },
+  KNO2023: {
+    title: 'Duplicate skill id',
+    severity: 'error',
+    message: 'Skill id `{id}` is used more than once in this blueprint, expected unique skill ids.',
+    hint: 'Rename one of the skills; clients select skills by id.',
+    explanation: 'Skill ids are unique within an agent card, and pricing keys refer to them.',
+  },
+  KNO2030: {
+    title: 'Invalid spec entity',
+    severity: 'error',
+    message: 'The spec entity is invalid: {detail}.',
+    hint: 'A spec entity needs `spec.name`, `spec.version` and a JSON Schema 2020-12 under `spec.schema`.',
+    explanation: 'Files in specs/ define schemas. They are validated before any entity that uses them, and a broken one is reported here.',
+  },
+  KNO2040: {
+    title: 'Invalid configuration',
+    severity: 'error',
+    message: '{detail}',
+    hint: 'See the `knoc.config.yaml` section of the README for the allowed settings.',
+    explanation: 'knoc.config.yaml has its own schema; an unknown or mistyped setting is reported rather than ignored.',
+  },
+  KNO3001: {
+    title: 'Unknown perception domain',
+    severity: 'error',
+    message: 'Unknown perception domain `{slug}`, expected a slug from content/perception-domains/.',
+    hint: 'Create content/perception-domains/{slug}.kno or use an existing slug.',
+    explanation:
+      'Every slug in `persona.perception.domains` must name a perception-domain entity. A typo here would silently drop the agent from the domain index, so it is an error.',
+  },
+  KNO3002: {
+    title: 'Duplicate id',
+    severity: 'error',
+    message: 'Id `{id}` is already used by {other}, expected every entity to have its own ULID.',
+    hint: 'Give one of the entities a fresh ULID (`knoc new` makes one); ids are permanent birth identities.',
+    explanation: 'An entity’s `id` is its immutable identity across renames. Two entities with one id make references and provenance ambiguous.',
+  },
+  KNO3003: {
+    title: 'Duplicate slug',
+    severity: 'error',
+    message: 'Slug `{slug}` is already used by another {kind} in {other}, expected slugs to be unique per kind.',
+    hint: 'Rename one of the slugs; cards and indexes are addressed by slug.',
+    explanation: 'Slugs name output paths such as dist/agents/<slug>/, so two entities of one kind cannot share a slug.',
+  },
+  KNO3004: {
+    title: 'Domain slug does not match file name',
+    severity: 'error',
+    message: 'Domain slug `{slug}` differs from the file name `{base}`, expected them to be equal.',
+    hint: 'Rename the file to {slug}.kno or set `slug: {base}`.',
+    explanation: 'A perception domain is found by its file name, so its slug and base name must agree.',
+  },
+  KNO3005: {
+    title: 'Unresolved reference',
+    severity: 'error',
+    message: 'Reference `{xri}` does not resolve, expected `kno://<collection>/<slug or id>` naming an existing entity.',
+    hint: 'Check the collection ({collections}) and the slug.',
+    explanation: 'Every `composes[].xri` and `relationships.*[].xri` must name an entity in the repository.',
+  },
+  KNO3006: {
+    title: 'Pricing for an unknown skill',
+    severity: 'error',
+    message: 'Pricing key `{key}` names no skill of this blueprint, expected one of {skills}.',
+    hint: 'Rename the pricing key to a skill id, or remove it.',
+    explanation: 'Settlement pricing is per skill; a key that names no skill would price nothing.',
+  },
+  KNO3007: {
+    title: 'Deprecated domain',
+    severity: 'warning',
+    message: 'Perception domain `{slug}` is deprecated{replacement}.',
+    hint: 'Replace `{slug}` with `{replacedBy}`.',
+    explanation: 'The domain is marked `deprecated: true`. Agents should move to its `replaced_by` domain.',
+  },
+  KNO3008: {
+    title: 'Orphan domain',
+    severity: 'warning',
+    message: 'No agent perceives domain `{slug}`, expected at least one blueprint to list it.',
+    hint: 'Add `{slug}` to an agent’s `persona.perception.domains`, or delete the domain.',
+    explanation: 'A domain that no agent perceives is usually left over from a rename. Configure it with `rules: { KNO3008: off }` in knoc.config.yaml.',
+  },
+  KNO3009: {
+    title: 'Unknown replacement domain',
+    severity: 'error',
+    message: 'Domain `{slug}` is replaced by `{replacedBy}`, which is not a known perception domain.',
+    hint: 'Point `replaced_by` at an existing domain slug.',
+    explanation: 'A deprecated domain’s `replaced_by` must name a domain that exists.',
+  },
+  KNO3010: {
+    title: 'Undeclared security scheme',
+    severity: 'error',
+    message: 'Security requirement names scheme `{name}`, which is not declared in `security_schemes`, expected one of {declared}.',
+    hint: 'Declare `{name}` under `a2a_projection.security_schemes`, or fix the name.',
+    explanation: 'A requirement can only name schemes the card declares; clients would otherwise not know how to authenticate.',
+  },
+  KNO4001: {
+    title: 'No interface URL',
+    severity: 'error',
+    message: 'Agent `{slug}` has no interface URL, expected `a2a_projection.interfaces` or a `base_url`.',
+    hint: 'Set `base_url` in knoc.config.yaml (or pass `--base-url`), or list `a2a_projection.interfaces`.',
+    explanation:
+      'A2A v1.0 cards must list at least one supported interface. knoc takes it from `a2a_projection.interfaces` or derives `<base_url>/agents/<slug>`; with neither it reports this rather than emit an invalid card.',
+  },
+  KNO4002: {
+    title: 'No fleet interface URL',
+    severity: 'error',
+    message: 'The fleet card has no interface URL, expected `base_url` in knoc.config.yaml or `--base-url`.',
+    hint: 'Set `base_url: https://agents.example.org` in knoc.config.yaml.',
+    explanation: 'The fleet card at /.well-known/agent-card.json is itself an A2A v1.0 card and needs an interface URL.',
+  },
+  KNO5001: {
+    title: 'Output cannot be written',
+    severity: 'error',
+    message: 'The output folder cannot be written: {detail}.',
+    hint: 'Check permissions and free space; the previous output was left untouched.',
+    explanation: 'knoc stages the new output beside the output folder and swaps it in. This reports a failure of that step; the previous output stays as it was.',
+  },
+  KNO5002: {
+    title: 'Output folder not allowed',
+    severity: 'error',
+    message: 'The output folder `{out}` {reason}.',
+    hint: 'Choose an output folder such as `dist` outside content/ and specs/.',
+    explanation: 'knoc replaces its output folder as a whole, so it refuses folders that hold sources or the repository itself.',
+  },
+  KNO9001: {
+    title: 'Internal error',
+    severity: 'error',
+    message: 'knoc failed unexpectedly: {detail}.',
+    hint: 'This is a bug in knoc; please report it with the file that triggered it.',
+    explanation: 'An invariant inside knoc broke. The input may be unusual, but this is never the author’s fault.',
+  },
+} as const satisfies Record<string, CatalogueEntry>;
+
+/** A code knoc can report. */
+export type DiagnosticCode = keyof typeof catalogue;
+
+/** Looks up a code, or undefined when it is not in the catalogue. */
+export function lookupCode(code: string): CatalogueEntry | undefined {
+  return Object.hasOwn(catalogue, code) ? (catalogue as Record<string, CatalogueEntry>)[code] : undefined;
+}

@@ -1,0 +1,51 @@
+/** Levenshtein distance, with an early exit once `limit` is exceeded. */
+export function editDistance(a: string, b: string, limit = Infinity): number {
+  if (a === b) return 0;
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      current.push(value);
+      if (value < rowMin) rowMin = value;
+    }
+    if (rowMin > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The closest candidate to `word`: a case-insensitive match first, then the
+ * smallest edit distance within a third of the word's length (at least 1, at most 3).
+ * Ties go to the alphabetically first candidate so results are stable.
+ */
+export function suggestClosest(word: string, candidates: Iterable<string>): string | undefined {
+  const lower = word.toLowerCase();
+  const sorted = [...new Set(candidates)].sort();
+  const caseMatch = sorted.find((c) => c !== word && c.toLowerCase() === lower);
+  if (caseMatch !== undefined) return caseMatch;
+  const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const candidate of sorted) {
+    if (candidate === word) continue;
+    const distance = editDistance(lower, candidate.toLowerCase(), limit);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Renders a list of allowed values as "`a`, `b` or `c`", shortened past `max`. */
+export function formatChoices(values: readonly string[], max = 8): string {
+  const shown = values.slice(0, max).map((v) => `\`${v}\``);
+  if (values.length > max) return `${shown.join(', ')} or ${values.length - max} more`;
+  if (shown.length <= 1) return shown.join('');
+  return `${shown.slice(0, -1).join(', ')} or ${shown[shown.length - 1]}`;
+}

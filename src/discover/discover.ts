@@ -1,0 +1,67 @@
+import { readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { globby } from 'globby';
+import { createDiagnostic } from '../diagnostics/create.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { sha256Hex } from '../model/digest.js';
+import type { SourceFile } from '../model/source-file.js';
+
+/** knoc's own specs/ folder, the default schemas every repository starts from. */
+export const builtinSpecsDir = fileURLToPath(new URL('../../specs/', import.meta.url));
+
+/** The prefix that marks a built-in spec in reports. */
+export const BUILTIN_PREFIX = 'knoc:';
+
+/** What discovery found: sources sorted by path, plus any read failures. */
+export interface Discovery {
+  specs: SourceFile[];
+  content: SourceFile[];
+  diagnostics: Diagnostic[];
+}
+
+/** Finds `content/**\/*.kno`, `specs/*.kno` and knoc's built-in specs, and reads their bytes. */
+export async function discover(root: string): Promise<Discovery> {
+  const diagnostics: Diagnostic[] = [];
+  const [contentPaths, specPaths] = await Promise.all([
+    globby('content/**/*.kno', { cwd: root, onlyFiles: true, followSymbolicLinks: false, dot: false }),
+    globby('specs/*.kno', { cwd: root, onlyFiles: true, followSymbolicLinks: false }),
+  ]);
+  const ownSpecsAreBuiltin = await sameDirectory(path.join(root, 'specs'), builtinSpecsDir);
+  const builtinPaths = ownSpecsAreBuiltin ? [] : await globby('*.kno', { cwd: builtinSpecsDir, onlyFiles: true });
+
+  const read = async (relative: string, absolute: string, origin: SourceFile['origin']): Promise<SourceFile | undefined> => {
+    try {
+      const bytes = await readFile(absolute);
+      return { path: relative, absolutePath: absolute, text: bytes.toString('utf8'), sha256: sha256Hex(bytes), origin };
+    } catch (error) {
+      const detail = error instanceof Error && 'code' in error ? String(error.code) : String(error);
+      diagnostics.push(createDiagnostic('KNO1005', { detail }, { file: relative }));
+      return undefined;
+    }
+  };
+  const [content, own, builtin] = await Promise.all([
+    Promise.all(sortPaths(contentPaths).map((p) => read(p, path.join(root, p), 'content'))),
+    Promise.all(sortPaths(specPaths).map((p) => read(p, path.join(root, p), 'specs'))),
+    Promise.all(sortPaths(builtinPaths).map((p) => read(`${BUILTIN_PREFIX}specs/${p}`, path.join(builtinSpecsDir, p), 'builtin'))),
+  ]);
+  return { specs: [...builtin, ...own].filter(isDefined), content: content.filter(isDefined), diagnostics };
+}
+
+/** Code-unit order, independent of locale and of the order the file system returns. */
+export function sortPaths(paths: readonly string[]): string[] {
+  return [...paths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+async function sameDirectory(a: string, b: string): Promise<boolean> {
+  try {
+    const [ra, rb] = await Promise.all([realpath(a), realpath(b)]);
+    return ra === rb;
+  } catch {
+    return false;
+  }
+}
+
+function isDefined<T>(value: T | undefined): value is T {
+  return value !== undefined;
+}

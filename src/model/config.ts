@@ -1,0 +1,20 @@
+import type { Severity } from '../diagnostics/diagnostic.js';
+
+/** Settings for the fleet card at /.well-known/agent-card.json. */
+export interface FleetConfig {
+  name?: string;
+  description?: string;
+  version?: string;
+  provider?: { organization: string; url: string };
+  documentation_url?: string;
+  icon_url?: string;
+}
+
+/** knoc.config.yaml, after validation. */
+export interface KnocConfig {
+  base_url?: string;
+  out?: string;
+  fleet?: FleetConfig;
+  /** Per-code severity overrides; `off` drops the finding. */
+  rules?: Record<string, Severity | 'off'>;
+}

@@ -1,0 +1,17 @@
+import { isRecord } from './guards.js';
+
+/** Copies a JSON tree with every mapping's keys in code-unit order. */
+export function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (value[key] !== undefined) out[key] = sortKeysDeep(value[key]);
+  }
+  return out;
+}
+
+/** Deterministic JSON text: sorted keys, two-space indent, trailing newline. */
+export function stableJson(value: unknown): string {
+  return `${JSON.stringify(sortKeysDeep(value), null, 2)}\n`;
+}

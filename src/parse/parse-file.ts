@@ -1,0 +1,77 @@
+import { LineCounter, parseDocument, type YAMLError } from 'yaml';
+import { createDiagnostic } from '../diagnostics/create.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Entity, SchemaRef } from '../model/entity.js';
+import { digestOf } from '../model/digest.js';
+import { isRecord } from '../model/guards.js';
+import type { SourceFile } from '../model/source-file.js';
+import { Locator } from './locator.js';
+
+/** Result of parsing one file: an entity when the YAML is a well-formed mapping. */
+export interface ParseResult {
+  entity?: Entity;
+  diagnostics: Diagnostic[];
+}
+
+/** Aliases a document may expand; a bound that stops "billion laughs" documents. */
+const MAX_ALIAS_COUNT = 100;
+
+/** Parses one .kno file into an entity, keeping every source position. */
+export function parseFile(source: SourceFile): ParseResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(source.text, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    strict: true,
+    version: '1.2',
+    merge: false,
+  });
+  const locator = new Locator(doc, lineCounter);
+  const diagnostics = [...doc.errors, ...doc.warnings].map((error) => yamlDiagnostic(error, source, locator));
+  if (diagnostics.length > 0) return { diagnostics };
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { diagnostics: [createDiagnostic('KNO1001', { detail: sentence(detail) }, { file: source.path, range: locator.rangeOfOffsets(0, 0) })] };
+  }
+  if (!isRecord(data)) {
+    const range = locator.rangeOf('');
+    return { diagnostics: [createDiagnostic('KNO1003', { found: describeRoot(data) }, { file: source.path, range })] };
+  }
+  return { entity: { source, data, locator, schema: parseSchemaRef(data.$schema), digest: digestOf(data) }, diagnostics: [] };
+}
+
+/** Splits `name@version`; anything else is undefined. */
+export function parseSchemaRef(value: unknown): SchemaRef | undefined {
+  if (typeof value !== 'string') return undefined;
+  const at = value.lastIndexOf('@');
+  if (at <= 0 || at === value.length - 1) return undefined;
+  return { name: value.slice(0, at), version: value.slice(at + 1) };
+}
+
+function yamlDiagnostic(error: YAMLError, source: SourceFile, locator: Locator): Diagnostic {
+  const range = locator.rangeOfOffsets(error.pos[0], error.pos[1]);
+  const site = { file: source.path, range };
+  if (error.code === 'DUPLICATE_KEY') {
+    const key = source.text.slice(error.pos[0], error.pos[1]).trim() || '?';
+    return createDiagnostic('KNO1002', { key }, site);
+  }
+  if (error.code === 'MULTIPLE_DOCS') return createDiagnostic('KNO1004', {}, site);
+  return createDiagnostic('KNO1001', { detail: sentence(error.message) }, site);
+}
+
+function describeRoot(value: unknown): string {
+  if (value === null || value === undefined) return 'empty';
+  if (Array.isArray(value)) return 'a list';
+  return `a ${typeof value === 'string' ? 'string' : typeof value}`;
+}
+
+/** yaml's messages carry a position suffix and no full stop; knoc's carry neither position nor doubt. */
+function sentence(message: string): string {
+  const text = message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '').trim();
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

@@ -1,0 +1,89 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CONFIG_FILE } from '../config/load-config.js';
+import { createDiagnostic } from '../diagnostics/create.js';
+import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { discover } from '../discover/discover.js';
+import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
+import { sha256Hex } from '../model/digest.js';
+import type { SourceFile } from '../model/source-file.js';
+import { compile, type CompileResult } from './compile.js';
+
+/** Options for a build or a check. */
+export interface BuildOptions {
+  /** The repository to compile; default: the current directory. */
+  root?: string;
+  /** Output folder, relative to root; default: `out` in config, else `dist`. */
+  out?: string;
+  /** Overrides `base_url` in knoc.config.yaml. */
+  baseUrl?: string;
+  /** Publish to the output folder when there are no errors; default true. `check` sets it false. */
+  write?: boolean;
+}
+
+/** What a build found and did. */
+export interface BuildResult extends CompileResult {
+  root: string;
+  outDir: string;
+  /** Set when the outputs were published. */
+  written?: WriteReport;
+  errorCount: number;
+  warningCount: number;
+  durationMs: number;
+}
+
+/** Compiles a repository and, when nothing is an error, publishes the outputs atomically. */
+export async function build(options: BuildOptions = {}): Promise<BuildResult> {
+  const started = performance.now();
+  const root = path.resolve(options.root ?? '.');
+  const [discovery, config] = await Promise.all([discover(root), readConfig(root)]);
+  const result = compile({ discovery, ...(config ? { config } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
+  const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
+  const diagnostics = [...result.diagnostics, ...checkOutDir(root, outDir)];
+
+  let written: WriteReport | undefined;
+  if (options.write !== false && !diagnostics.some((d) => d.severity === 'error')) {
+    try {
+      written = await writeOutputs(outDir, result.outputs);
+    } catch (error) {
+      const detail = error instanceof Error && 'code' in error ? `${String(error.code)} (${error.message})` : String(error);
+      diagnostics.push(createDiagnostic('KNO5001', { detail }, { file: path.relative(root, outDir) || '.' }));
+    }
+  }
+  diagnostics.sort(compareDiagnostics);
+  return {
+    ...result,
+    diagnostics,
+    root,
+    outDir,
+    ...(written ? { written } : {}),
+    errorCount: diagnostics.filter((d) => d.severity === 'error').length,
+    warningCount: diagnostics.filter((d) => d.severity === 'warning').length,
+    durationMs: performance.now() - started,
+  };
+}
+
+/** Everything a build does except publishing. */
+export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildResult> {
+  return build({ ...options, write: false });
+}
+
+async function readConfig(root: string): Promise<SourceFile | undefined> {
+  const absolutePath = path.join(root, CONFIG_FILE);
+  try {
+    const bytes = await readFile(absolutePath);
+    return { path: CONFIG_FILE, absolutePath, text: bytes.toString('utf8'), sha256: sha256Hex(bytes), origin: 'content' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The output folder is replaced whole, so it must not hold the sources or the repository. */
+function checkOutDir(root: string, outDir: string): Diagnostic[] {
+  const inside = (parent: string) => outDir === parent || outDir.startsWith(parent + path.sep);
+  const out = path.relative(root, outDir) || '.';
+  let reason: string | undefined;
+  if (inside(path.join(root, 'content')) || inside(path.join(root, 'specs'))) reason = 'is inside the sources (content/ or specs/)';
+  else if (root === outDir || root.startsWith(outDir + path.sep)) reason = 'holds the repository itself';
+  return reason ? [createDiagnostic('KNO5002', { out, reason }, { file: CONFIG_FILE })] : [];
+}

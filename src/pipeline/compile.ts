@@ -1,0 +1,119 @@
+import { loadConfig, CONFIG_FILE } from '../config/load-config.js';
+import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Discovery } from '../discover/discover.js';
+import { planOutputs, type OutputRequest, type PlannedOutput } from '../emit/plan-outputs.js';
+import type { KnocConfig } from '../model/config.js';
+import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
+import type { SourceFile } from '../model/source-file.js';
+import { sha256Hex } from '../model/digest.js';
+import { stableJson } from '../model/stable-json.js';
+import { parseFile } from '../parse/parse-file.js';
+import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
+import { projectAgentCard } from '../project/project-agent-card.js';
+import { projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
+import { projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
+import { bindSymbols } from '../resolve/bind.js';
+import { resolveReferences } from '../resolve/resolve-references.js';
+import { createSpecRegistry } from '../validate/spec-registry.js';
+import { validateEntity } from '../validate/validate-entity.js';
+import { applyRuleSeverities } from './rule-severities.js';
+
+/** Everything compile needs: the discovered sources and the settings that override config. */
+export interface CompileInput {
+  discovery: Discovery;
+  config?: SourceFile;
+  baseUrl?: string;
+}
+
+/** The in-memory result of a compile: nothing here has touched the disk. */
+export interface CompileResult {
+  diagnostics: Diagnostic[];
+  outputs: PlannedOutput[];
+  config: KnocConfig;
+  domainIndex: DomainIndex;
+  agents: PublishedCard[];
+  domainCount: number;
+  /** Blueprints found, published or not. */
+  agentCount: number;
+  /** Source text by report path, for code frames. */
+  sources: ReadonlyMap<string, string>;
+}
+
+/** Paths of the index files in the output folder. */
+export const DOMAIN_INDEX_PATH = 'index/perception-domains.json';
+export const AGENT_INDEX_PATH = 'index/agents.json';
+
+/**
+ * Runs parse -> validate -> resolve -> project -> plan over discovered sources.
+ * Every phase runs even after errors, skipping only the broken entities, so one
+ * run reports every problem.
+ */
+export function compile(input: CompileInput): CompileResult {
+  const diagnostics: Diagnostic[] = [...input.discovery.diagnostics];
+  const { config, diagnostics: configDiagnostics } = loadConfig(input.config);
+  diagnostics.push(...configDiagnostics);
+
+  const parse = (sources: readonly SourceFile[]): Entity[] =>
+    sources.flatMap((source) => {
+      const result = parseFile(source);
+      diagnostics.push(...result.diagnostics);
+      return result.entity ? [result.entity] : [];
+    });
+  const specs = parse(input.discovery.specs);
+  const content = parse(input.discovery.content);
+
+  const { registry, diagnostics: specDiagnostics } = createSpecRegistry(specs);
+  diagnostics.push(...specDiagnostics);
+  for (const entity of content) diagnostics.push(...validateEntity(entity, registry));
+
+  const ownSpecs = specs.filter((s) => s.source.origin !== 'builtin');
+  const { symbols, diagnostics: bindDiagnostics } = bindSymbols([...content, ...ownSpecs]);
+  diagnostics.push(...bindDiagnostics, ...resolveReferences(symbols));
+
+  const broken = new Set(diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined).map((d) => d.file));
+  const baseUrl = input.baseUrl ?? config.base_url;
+  const published: PublishedCard[] = [];
+  const publishedEntities = new Set<Entity>();
+  for (const agent of symbols.ofKind(AGENT_KIND)) {
+    if (broken.has(agent.source.path) || agent.data.visibility === 'private') continue;
+    const { card, diagnostics: projection } = projectAgentCard(agent, { ...(baseUrl ? { baseUrl } : {}) });
+    diagnostics.push(...projection);
+    if (!card) continue;
+    const slug = stringField(agent.data, 'slug')!;
+    published.push({ slug, path: cardPathOf(slug), card, sha256: sha256Hex(stableJson(card)) });
+    publishedEntities.add(agent);
+  }
+  published.sort((a, b) => (a.slug < b.slug ? -1 : 1));
+
+  const fleet = projectFleetCard(published, config.fleet ?? {}, baseUrl, input.config?.path ?? CONFIG_FILE);
+  diagnostics.push(...fleet.diagnostics);
+  const domainIndex = projectDomainIndex(symbols, publishedEntities);
+  const domains = symbols.ofKind(DOMAIN_KIND);
+  const sourceOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e.source.path]));
+  const allAgentInputs = [...sourceOf.values()];
+  const domainInputs = domains.map((d) => d.source.path);
+
+  const requests: OutputRequest[] = published.map((p) => ({ path: p.path, text: stableJson(p.card), inputs: [sourceOf.get(p.slug)!] }));
+  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, text: stableJson(fleet.card), inputs: [...allAgentInputs, ...(input.config ? [input.config.path] : [])] });
+  requests.push({ path: DOMAIN_INDEX_PATH, text: stableJson(domainIndex), inputs: [...allAgentInputs, ...domainInputs] });
+  requests.push({
+    path: AGENT_INDEX_PATH,
+    text: stableJson({
+      agents: published.map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
+    }),
+    inputs: allAgentInputs,
+  });
+  const inputs = [...content, ...ownSpecs];
+  const outputs = planOutputs(requests, inputs, registry.digest);
+
+  return {
+    diagnostics: applyRuleSeverities(diagnostics, config.rules).sort(compareDiagnostics),
+    outputs,
+    config,
+    domainIndex,
+    agents: published,
+    domainCount: domains.length,
+    agentCount: symbols.ofKind(AGENT_KIND).length,
+    sources: new Map([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])].map((f) => [f.path, f.text])),
+  };
+}

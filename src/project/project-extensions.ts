@@ -1,0 +1,37 @@
+import type { Entity } from '../model/entity.js';
+import { dig, isRecord } from '../model/guards.js';
+import type { AgentExtension } from './a2a-types.js';
+import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from './extension-uris.js';
+
+/** The extensions a blueprint's card declares, in a fixed order. */
+export function projectExtensions(agent: Entity): AgentExtension[] {
+  return [serviceClass(agent), settlement(agent), provenance(agent)].filter((e): e is AgentExtension => e !== undefined);
+}
+
+function serviceClass(agent: Entity): AgentExtension | undefined {
+  const declared = dig(agent.data, 'persona', 'service_class');
+  if (typeof declared !== 'string') return undefined;
+  return { uri: SERVICE_CLASS_URI, description: 'Service class of this agent.', required: false, params: { class: declared } };
+}
+
+function settlement(agent: Entity): AgentExtension | undefined {
+  const source = dig(agent.data, 'a2a_projection', 'settlement');
+  if (!isRecord(source)) return undefined;
+  const pricing: Record<string, unknown> = {};
+  const rawPricing = isRecord(source.pricing) ? source.pricing : {};
+  for (const skill of Object.keys(rawPricing)) {
+    const price = rawPricing[skill];
+    if (!isRecord(price)) continue;
+    pricing[skill] = { baseTokens: price.base_tokens, model: price.model, currency: typeof price.currency === 'string' ? price.currency : 'ATE' };
+  }
+  const params: Record<string, unknown> = { exchangeUrl: source.exchange_url, accountId: source.account_id, pricing };
+  if (typeof source.reputation === 'number') params.reputation = source.reputation;
+  if (typeof source.availability === 'number') params.availability = source.availability;
+  return { uri: SETTLEMENT_URI, description: 'Settles payment for this agent’s skills through an A2A settlement exchange.', required: source.required === true, params };
+}
+
+function provenance(agent: Entity): AgentExtension {
+  const params: Record<string, unknown> = { id: agent.data.id, digest: `sha256:${agent.digest}` };
+  if (agent.schema) params.schema = `${agent.schema.name}@${agent.schema.version}`;
+  return { uri: PROVENANCE_URI, description: 'The knoc blueprint this card was compiled from.', required: false, params };
+}

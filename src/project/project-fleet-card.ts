@@ -1,0 +1,48 @@
+import { createDiagnostic } from '../diagnostics/create.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { FleetConfig } from '../model/config.js';
+import type { AgentCard, AgentSkill } from './a2a-types.js';
+import { FLEET_URI } from './extension-uris.js';
+
+/** A published agent card with where it lives and the sha256 of its bytes. */
+export interface PublishedCard {
+  slug: string;
+  path: string;
+  card: AgentCard;
+  sha256: string;
+}
+
+/** Projects the fleet card: a valid v1.0 card whose skills are the member agents and whose fleet extension lists their cards. */
+export function projectFleetCard(members: readonly PublishedCard[], fleet: FleetConfig, baseUrl: string | undefined, configFile: string): { card?: AgentCard; diagnostics: Diagnostic[] } {
+  if (baseUrl === undefined) return { diagnostics: [createDiagnostic('KNO4002', {}, { file: configFile })] };
+  const union = (pick: (card: AgentCard) => string[]) => [...new Set(members.flatMap((m) => pick(m.card)))].sort();
+  const skills: AgentSkill[] = members.map(({ slug, card }) => ({
+    id: slug,
+    name: card.name,
+    description: card.description,
+    tags: [...new Set(card.skills.flatMap((s) => s.tags))].sort(),
+  }));
+  const card: AgentCard = {
+    name: fleet.name ?? 'Agent fleet',
+    description: fleet.description ?? `Directory of ${members.length} agents compiled by knoc.`,
+    supportedInterfaces: [{ url: baseUrl.replace(/\/+$/, ''), protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
+    version: fleet.version ?? '1.0.0',
+    capabilities: {
+      extensions: [
+        {
+          uri: FLEET_URI,
+          description: 'The member agents of this fleet and where their cards are.',
+          required: false,
+          params: { agents: members.map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, card: path, sha256 })) },
+        },
+      ],
+    },
+    defaultInputModes: members.length > 0 ? union((c) => c.defaultInputModes) : ['text/plain'],
+    defaultOutputModes: members.length > 0 ? union((c) => c.defaultOutputModes) : ['text/plain'],
+    skills: skills.length > 0 ? skills : [{ id: 'fleet-directory', name: 'Fleet directory', description: 'Lists the agents of this fleet.', tags: ['directory'] }],
+  };
+  if (fleet.provider) card.provider = { organization: fleet.provider.organization, url: fleet.provider.url };
+  if (fleet.documentation_url) card.documentationUrl = fleet.documentation_url;
+  if (fleet.icon_url) card.iconUrl = fleet.icon_url;
+  return { card, diagnostics: [] };
+}

@@ -1,0 +1,139 @@
+import { createDiagnostic } from '../diagnostics/create.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { formatChoices, suggestClosest } from '../diagnostics/suggest.js';
+import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
+import { arrayOr, dig, isRecord } from '../model/guards.js';
+import { joinPointer } from '../parse/locator.js';
+import { relatedAt, type SymbolTable } from './bind.js';
+import { knownCollections, resolveXri } from './resolve-xri.js';
+
+/** Checks every cross-file reference of every entity against the symbol table. */
+export function resolveReferences(symbols: SymbolTable): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const agent of symbols.ofKind(AGENT_KIND)) {
+    diagnostics.push(...checkPerception(agent, symbols), ...checkXris(agent, symbols), ...checkPricing(agent), ...checkSecurityRequirements(agent));
+  }
+  for (const domain of symbols.ofKind(DOMAIN_KIND)) {
+    diagnostics.push(...checkReplacement(domain, symbols), ...checkXris(domain, symbols));
+  }
+  diagnostics.push(...checkOrphans(symbols));
+  return diagnostics;
+}
+
+/** Perception domain slugs of a blueprint, with their list positions; non-strings are skipped (the schema reports them). */
+export function perceivedDomains(agent: Entity): { slug: string; index: number }[] {
+  return arrayOr(dig(agent.data, 'persona', 'perception', 'domains')).flatMap((slug, index) => (typeof slug === 'string' ? [{ slug, index }] : []));
+}
+
+function checkPerception(agent: Entity, symbols: SymbolTable): Diagnostic[] {
+  const domains = symbols.bySlug.get(DOMAIN_KIND) ?? new Map<string, Entity>();
+  const file = agent.source.path;
+  return perceivedDomains(agent).flatMap(({ slug, index }): Diagnostic[] => {
+    const pointer = joinPointer(['persona', 'perception', 'domains', index]);
+    const range = agent.locator.rangeOf(pointer);
+    const domain = domains.get(slug);
+    if (domain === undefined) {
+      const suggestion = suggestClosest(slug, domains.keys());
+      return [createDiagnostic('KNO3001', { slug }, { file, pointer, range, ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) })];
+    }
+    if (domain.data.deprecated !== true) return [];
+    const replacedBy = stringField(domain.data, 'replaced_by');
+    return [
+      createDiagnostic(
+        'KNO3007',
+        { slug, replacedBy: replacedBy ?? '', replacement: replacedBy ? `, replaced by \`${replacedBy}\`` : '' },
+        {
+          file,
+          pointer,
+          range,
+          related: [relatedAt(domain, '/deprecated', `\`${slug}\` is marked deprecated here.`)],
+          ...(replacedBy ? {} : { hint: `Move to a current domain; \`${slug}\` names no replacement.` }),
+        },
+      ),
+    ];
+  });
+}
+
+function checkXris(entity: Entity, symbols: SymbolTable): Diagnostic[] {
+  const references: { xri: unknown; path: (string | number)[] }[] = [];
+  arrayOr(dig(entity.data, 'composes')).forEach((ref, i) => references.push({ xri: dig(ref, 'xri'), path: ['composes', i, 'xri'] }));
+  const relationships = dig(entity.data, 'relationships');
+  if (isRecord(relationships)) {
+    for (const predicate of Object.keys(relationships)) {
+      arrayOr(relationships[predicate]).forEach((ref, i) => references.push({ xri: dig(ref, 'xri'), path: ['relationships', predicate, i, 'xri'] }));
+    }
+  }
+  return references.flatMap(({ xri, path }) => {
+    if (typeof xri !== 'string' || resolveXri(xri, symbols) !== undefined) return [];
+    const pointer = joinPointer(path);
+    return [createDiagnostic('KNO3005', { xri, collections: formatChoices(knownCollections) }, { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer) })];
+  });
+}
+
+function skillIds(agent: Entity): string[] {
+  return arrayOr(dig(agent.data, 'a2a_projection', 'skills')).flatMap((skill) => {
+    const id = dig(skill, 'id');
+    return typeof id === 'string' ? [id] : [];
+  });
+}
+
+function checkPricing(agent: Entity): Diagnostic[] {
+  const pricing = dig(agent.data, 'a2a_projection', 'settlement', 'pricing');
+  if (!isRecord(pricing)) return [];
+  const skills = skillIds(agent);
+  return Object.keys(pricing).flatMap((key) => {
+    if (skills.includes(key)) return [];
+    const pointer = joinPointer(['a2a_projection', 'settlement', 'pricing', key]);
+    const suggestion = suggestClosest(key, skills);
+    return [
+      createDiagnostic(
+        'KNO3006',
+        { key, skills: skills.length > 0 ? formatChoices(skills) : 'a skill id' },
+        { file: agent.source.path, pointer, range: agent.locator.rangeOf(pointer, 'key'), ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) },
+      ),
+    ];
+  });
+}
+
+function checkSecurityRequirements(agent: Entity): Diagnostic[] {
+  const schemes = dig(agent.data, 'a2a_projection', 'security_schemes');
+  const declared = isRecord(schemes) ? Object.keys(schemes) : [];
+  const lists: (string | number)[][] = [['a2a_projection', 'security_requirements']];
+  arrayOr(dig(agent.data, 'a2a_projection', 'skills')).forEach((_, i) => lists.push(['a2a_projection', 'skills', i, 'security_requirements']));
+  const diagnostics: Diagnostic[] = [];
+  for (const list of lists) {
+    arrayOr(dig(agent.data, ...list)).forEach((requirement, i) => {
+      if (!isRecord(requirement)) return;
+      for (const name of Object.keys(requirement)) {
+        if (declared.includes(name)) continue;
+        const pointer = joinPointer([...list, i, name]);
+        const suggestion = suggestClosest(name, declared);
+        diagnostics.push(
+          createDiagnostic(
+            'KNO3010',
+            { name, declared: declared.length > 0 ? formatChoices(declared) : 'a declared scheme (none are declared)' },
+            { file: agent.source.path, pointer, range: agent.locator.rangeOf(pointer, 'key'), ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) },
+          ),
+        );
+      }
+    });
+  }
+  return diagnostics;
+}
+
+function checkReplacement(domain: Entity, symbols: SymbolTable): Diagnostic[] {
+  const replacedBy = stringField(domain.data, 'replaced_by');
+  if (replacedBy === undefined || symbols.bySlug.get(DOMAIN_KIND)?.has(replacedBy)) return [];
+  const slug = stringField(domain.data, 'slug') ?? '?';
+  const suggestion = suggestClosest(replacedBy, symbols.bySlug.get(DOMAIN_KIND)?.keys() ?? []);
+  return [createDiagnostic('KNO3009', { slug, replacedBy }, { file: domain.source.path, pointer: '/replaced_by', range: domain.locator.rangeOf('/replaced_by'), ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) })];
+}
+
+function checkOrphans(symbols: SymbolTable): Diagnostic[] {
+  const perceived = new Set(symbols.ofKind(AGENT_KIND).flatMap((agent) => perceivedDomains(agent).map((d) => d.slug)));
+  return symbols.ofKind(DOMAIN_KIND).flatMap((domain) => {
+    const slug = stringField(domain.data, 'slug');
+    if (slug === undefined || perceived.has(slug) || domain.data.deprecated === true) return [];
+    return [createDiagnostic('KNO3008', { slug }, { file: domain.source.path, pointer: '/slug', range: domain.locator.rangeOf('/slug') })];
+  });
+}

@@ -1,0 +1,91 @@
+import type { ValidateFunction } from 'ajv';
+import { createDiagnostic } from '../diagnostics/create.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { digestOf } from '../model/digest.js';
+import type { Entity } from '../model/entity.js';
+import { dig, isRecord } from '../model/guards.js';
+import { createAjv } from './create-ajv.js';
+
+/** A schema selected by `$schema: name@version`, compiled once. */
+export interface CompiledSpec {
+  name: string;
+  version: string;
+  validate: ValidateFunction;
+  /** The spec entity that defines it. */
+  entity: Entity;
+}
+
+/** Every `name@version` a build knows, with a digest of the whole set. */
+export interface SpecRegistry {
+  lookup(name: string, version: string): CompiledSpec | undefined;
+  /** Sorted `name@version` list, for messages. */
+  known(): string[];
+  /** Sorted versions of one name. */
+  versionsOf(name: string): string[];
+  /** sha256 over every spec's identity and entity digest: it changes whenever any schema does. */
+  digest: string;
+}
+
+/** The `$schema` that spec entities themselves carry. */
+export const SPEC_META = 'spec@0.1.0';
+
+/**
+ * Builds the registry from spec entities. Later entities override earlier ones
+ * with the same `name@version`, so a repository's specs/ override the built-ins.
+ */
+export function createSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const chosen = new Map<string, { name: string; version: string; schema: Record<string, unknown>; entity: Entity }>();
+  for (const entity of specs) {
+    const problem = checkSpecEntity(entity);
+    if (problem !== undefined) {
+      diagnostics.push(createDiagnostic('KNO2030', { detail: problem.detail }, { file: entity.source.path, pointer: problem.pointer, range: entity.locator.rangeOf(problem.pointer) }));
+      continue;
+    }
+    const name = dig(entity.data, 'spec', 'name') as string;
+    const version = dig(entity.data, 'spec', 'version') as string;
+    chosen.set(`${name}@${version}`, { name, version, schema: dig(entity.data, 'spec', 'schema') as Record<string, unknown>, entity });
+  }
+
+  const ajv = createAjv();
+  const compiled = new Map<string, CompiledSpec>();
+  for (const [key, spec] of [...chosen].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    try {
+      const { $id: _id, ...schema } = spec.schema;
+      compiled.set(key, { name: spec.name, version: spec.version, validate: ajv.compile(schema), entity: spec.entity });
+    } catch (error) {
+      const detail = `\`spec.schema\` does not compile: ${error instanceof Error ? error.message : String(error)}`;
+      diagnostics.push(createDiagnostic('KNO2030', { detail }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
+    }
+  }
+
+  const keys = [...compiled.keys()];
+  const registry: SpecRegistry = {
+    lookup: (name, version) => compiled.get(`${name}@${version}`),
+    known: () => keys,
+    versionsOf: (name) => [...compiled.values()].filter((s) => s.name === name).map((s) => s.version).sort(compareVersions),
+    digest: digestOf(keys.map((key) => [key, compiled.get(key)!.entity.digest])),
+  };
+  return { registry, diagnostics };
+}
+
+function checkSpecEntity(entity: Entity): { pointer: string; detail: string } | undefined {
+  if (entity.data.$schema !== SPEC_META) return { pointer: '/$schema', detail: `\`$schema\` must be \`${SPEC_META}\`` };
+  const spec = dig(entity.data, 'spec');
+  if (!isRecord(spec)) return { pointer: '/spec', detail: '`spec` must be a mapping' };
+  if (typeof spec.name !== 'string' || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(spec.name)) return { pointer: '/spec/name', detail: '`spec.name` must be a kebab-case name' };
+  if (typeof spec.version !== 'string' || !/^\d+\.\d+\.\d+([-+].*)?$/.test(spec.version)) return { pointer: '/spec/version', detail: '`spec.version` must be a semantic version' };
+  if (!isRecord(spec.schema)) return { pointer: '/spec/schema', detail: '`spec.schema` must be a JSON Schema mapping' };
+  return undefined;
+}
+
+/** Orders semantic versions numerically by major, minor and patch. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.+-]/).slice(0, 3).map(Number);
+  const pb = b.split(/[.+-]/).slice(0, 3).map(Number);
+  for (let i = 0; i < 3; i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}

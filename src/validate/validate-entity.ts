@@ -1,0 +1,40 @@
+import { createDiagnostic } from '../diagnostics/create.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { formatChoices, suggestClosest } from '../diagnostics/suggest.js';
+import type { Entity } from '../model/entity.js';
+import { AGENT_KIND, DOMAIN_KIND, collectionOfKind } from '../model/entity.js';
+import { mapAjvErrors } from './map-ajv-error.js';
+import { rulesBySchema } from './rules/index.js';
+import type { SpecRegistry } from './spec-registry.js';
+
+/** Validates one entity against the schema its `$schema` selects, then against the rules a schema cannot say. */
+export function validateEntity(entity: Entity, registry: SpecRegistry): Diagnostic[] {
+  const file = entity.source.path;
+  const raw = entity.data.$schema;
+  if (raw === undefined) {
+    const example = exampleSchemaFor(entity.source.path, registry);
+    return [createDiagnostic('KNO2001', { example }, { file, pointer: '', range: entity.locator.rangeOfMapping('') })];
+  }
+  const spec = entity.schema && registry.lookup(entity.schema.name, entity.schema.version);
+  if (spec === undefined) {
+    const found = typeof raw === 'string' ? raw : JSON.stringify(raw);
+    const suggestion = suggestClosest(found, registry.known());
+    return [
+      createDiagnostic(
+        'KNO2002',
+        { found, known: formatChoices(registry.known()) },
+        { file, pointer: '/$schema', range: entity.locator.rangeOf('/$schema'), ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) },
+      ),
+    ];
+  }
+  const diagnostics = spec.validate(entity.data) ? [] : mapAjvErrors(spec.validate.errors ?? [], entity);
+  for (const rule of rulesBySchema[spec.name] ?? []) diagnostics.push(...rule(entity));
+  return diagnostics;
+}
+
+/** The newest known `name@version` for the kind a file's folder implies, for "add `$schema`" hints. */
+function exampleSchemaFor(path: string, registry: SpecRegistry): string {
+  const kind = path.includes(`/${collectionOfKind[DOMAIN_KIND]}/`) ? DOMAIN_KIND : AGENT_KIND;
+  const versions = registry.versionsOf(kind);
+  return `${kind}@${versions[versions.length - 1] ?? '0.0.0'}`;
+}
