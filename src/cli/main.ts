@@ -98,6 +98,10 @@ function report(result: BuildResult, command: 'build' | 'check', format: 'stylis
 }
 
 function runExplain(args: readonly string[]): number {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(commandHelp('explain')!);
+    return EXIT.ok;
+  }
   const code = args[0]?.toUpperCase();
   if (code === undefined) {
     for (const [key, entry] of Object.entries(catalogue)) process.stdout.write(`${key}  ${entry.severity.padEnd(7)}  ${entry.title}\n`);

@@ -31,14 +31,9 @@ export async function discover(root: string): Promise<Discovery> {
   const builtinPaths = ownSpecsAreBuiltin ? [] : await globby('*.kno', { cwd: builtinSpecsDir, onlyFiles: true });
 
   const read = async (relative: string, absolute: string, origin: SourceFile['origin']): Promise<SourceFile | undefined> => {
-    try {
-      const bytes = await readFile(absolute);
-      return { path: relative, absolutePath: absolute, text: bytes.toString('utf8'), sha256: sha256Hex(bytes), origin };
-    } catch (error) {
-      const detail = error instanceof Error && 'code' in error ? String(error.code) : String(error);
-      diagnostics.push(createDiagnostic('KNO1005', { detail }, { file: relative }));
-      return undefined;
-    }
+    const result = await readSource(relative, absolute, origin);
+    if ('diagnostic' in result) diagnostics.push(result.diagnostic);
+    return 'source' in result ? result.source : undefined;
   };
   const [content, own, builtin] = await Promise.all([
     Promise.all(sortPaths(contentPaths).map((p) => read(p, path.join(root, p), 'content'))),
@@ -46,6 +41,17 @@ export async function discover(root: string): Promise<Discovery> {
     Promise.all(sortPaths(builtinPaths).map((p) => read(`${BUILTIN_PREFIX}specs/${p}`, path.join(builtinSpecsDir, p), 'builtin'))),
   ]);
   return { specs: [...builtin, ...own].filter(isDefined), content: content.filter(isDefined), diagnostics };
+}
+
+/** Reads one file's bytes; a failure is a KNO1005 diagnostic, never a throw. */
+export async function readSource(relative: string, absolute: string, origin: SourceFile['origin']): Promise<{ source: SourceFile } | { diagnostic: Diagnostic }> {
+  try {
+    const bytes = await readFile(absolute);
+    return { source: { path: relative, absolutePath: absolute, text: bytes.toString('utf8'), sha256: sha256Hex(bytes), origin } };
+  } catch (error) {
+    const detail = error instanceof Error && 'code' in error ? String(error.code) : String(error);
+    return { diagnostic: createDiagnostic('KNO1005', { detail }, { file: relative }) };
+  }
 }
 
 /** Code-unit order, independent of locale and of the order the file system returns. */

@@ -51,7 +51,9 @@ export function createSpecRegistry(specs: readonly Entity[]): { registry: SpecRe
   const compiled = new Map<string, CompiledSpec>();
   for (const [key, spec] of [...chosen].sort(([a], [b]) => (a < b ? -1 : 1))) {
     try {
-      const { $id: _id, ...schema } = spec.schema;
+      // `$id` is dropped so that two specs sharing one cannot collide inside ajv.
+      const schema = { ...spec.schema };
+      delete schema.$id;
       compiled.set(key, { name: spec.name, version: spec.version, validate: ajv.compile(schema), entity: spec.entity });
     } catch (error) {
       const detail = `\`spec.schema\` does not compile: ${error instanceof Error ? error.message : String(error)}`;

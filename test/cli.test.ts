@@ -1,0 +1,103 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KNOC_VERSION } from '../src/model/version.js';
+import { runCli } from './support/run-cli.js';
+import { copyRepo, repoRoot, snapshotTree } from './support/temp-repo.js';
+
+const happy = path.join(repoRoot, 'test', 'fixtures', 'build', 'happy');
+
+/** A stack trace line, which user input must never produce. */
+const STACK = /^\s+at .+:\d+:\d+\)?$/m;
+
+describe('knoc CLI (real process)', () => {
+  it('builds the shipped example content with exit 0 and a one-line summary', () => {
+    const root = copyRepo(repoRoot);
+    const run = runCli(['build', '--root', root]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(/^\d+ agents, \d+ domains, 0 errors, 0 warnings in \d+ ms; wrote dist\/ /);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(snapshotTree(path.join(root, 'dist')).has('.well-known/agent-card.json')).toBe(true);
+  });
+
+  it('fails a misspelled domain with exit 1, the item position, the nearest slug, and leaves dist/ byte-for-byte intact', () => {
+    const root = copyRepo(happy);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const before = snapshotTree(path.join(root, 'dist'));
+    const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('domains: [schemas, api-surface]', 'domains: [schemas, api-surfce]'));
+
+    const run = runCli(['build', '--root', root]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('content/agent-blueprints/drift-sentinel.kno:15:24  error  KNO3001  Unknown perception domain `api-surfce`');
+    expect(run.stderr).toContain('Did you mean `api-surface`?');
+    expect(run.stderr).toContain('> 15 |     domains: [schemas, api-surfce]');
+    expect(run.stderr).not.toMatch(STACK);
+    expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
+  });
+
+  it('reports findings as JSON data with --format json', () => {
+    const root = copyRepo(happy);
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('lifecycle: bounded', 'lifecycle: bounde'));
+    const run = runCli(['check', '--root', root, '--format', 'json']);
+    expect(run.status).toBe(1);
+    const report = JSON.parse(run.stdout);
+    expect(report.summary).toEqual({ errors: 1, warnings: 0 });
+    expect(report.diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'KNO2006',
+        severity: 'error',
+        file: 'content/agent-blueprints/schema-reviewer.kno',
+        pointer: '/persona/lifecycle',
+        range: { start: { line: 8, column: 14, offset: expect.any(Number) }, end: { line: 8, column: 20, offset: expect.any(Number) } },
+        hint: 'Did you mean `bounded`?',
+      }),
+    ]);
+  });
+
+  it('check never writes', () => {
+    const root = copyRepo(happy);
+    const run = runCli(['check', '--root', root]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(/; checked\n$/);
+    expect(() => snapshotTree(path.join(root, 'dist'))).toThrow();
+  });
+
+  it('reports a write failure as KNO5001 with exit 1, not a crash', () => {
+    const root = copyRepo(happy);
+    const run = runCli(['build', '--root', root, '--out', 'knoc.config.yaml/dist']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('KNO5001');
+    expect(run.stderr).not.toMatch(STACK);
+  });
+
+  it.each([
+    [['frobnicate'], /unknown command `frobnicate`/],
+    [['build', '--no-such-flag'], /Unknown option '--no-such-flag'/],
+    [['build', '--format', 'xml'], /unknown format `xml`/],
+    [['build', '--base-url', 'not a url'], /--base-url must be an absolute/],
+    [['explain', 'KNO0000'], /unknown diagnostic code/],
+  ])('exits 2 on the usage error %j', (args, message) => {
+    const run = runCli(args);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toMatch(STACK);
+  });
+
+  it.each([['build'], ['check'], ['explain']])('prints help for %s with examples', (command) => {
+    const run = runCli([command, '--help']);
+    const viaHelp = runCli(['help', command]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(viaHelp.stdout);
+    expect(viaHelp.stdout).toMatch(new RegExp(`^Usage: knoc ${command}`));
+    expect(viaHelp.stdout).toMatch(/Example/);
+  });
+
+  it('prints its version and explains a code', () => {
+    expect(runCli(['--version']).stdout).toBe(`${KNOC_VERSION}\n`);
+    const explain = runCli(['explain', 'KNO3001']);
+    expect(explain.status).toBe(0);
+    expect(explain.stdout).toMatch(/^KNO3001: Unknown perception domain \(error\)/);
+  });
+});

@@ -1,0 +1,35 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { catalogue } from '../src/diagnostics/catalogue.js';
+import { check } from '../src/pipeline/build.js';
+import { expectBaseline } from './support/baseline.js';
+import { renderPlain } from './support/render.js';
+
+const fixturesDir = fileURLToPath(new URL('./fixtures/diagnostics/', import.meta.url));
+const cases = readdirSync(fixturesDir).sort();
+
+/** Codes whose trigger needs the file system in a state a fixture folder cannot hold; each has its own test. */
+const coveredElsewhere = new Set(['KNO1005', 'KNO5001', 'KNO9001']);
+
+describe('diagnostic fixtures', () => {
+  it.each(cases)('%s', async (name) => {
+    const root = path.join(fixturesDir, name);
+    const code = name.slice(0, 7);
+    const result = await check({ root });
+    const triggered = result.diagnostics.filter((d) => d.code === code);
+    expect(triggered.length, `fixture ${name} must trigger ${code}`).toBeGreaterThan(0);
+    for (const d of triggered) {
+      expect(d.file).toBeDefined();
+      if (!['KNO2040', 'KNO4002', 'KNO5002'].includes(code)) expect(d.range, `${code} must carry a range`).toBeDefined();
+    }
+    expectBaseline(renderPlain(result), path.join(root, 'expected.txt'));
+  });
+
+  it('has a fixture for every code in the catalogue', () => {
+    const withFixture = new Set(cases.map((c) => c.slice(0, 7)));
+    const missing = Object.keys(catalogue).filter((code) => !withFixture.has(code) && !coveredElsewhere.has(code));
+    expect(missing).toEqual([]);
+  });
+});

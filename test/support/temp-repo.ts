@@ -1,0 +1,35 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The knoc repository itself: its content/ is the shipped example set. */
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Copies a repository's content/, specs/ and knoc.config.yaml into a fresh temp folder. */
+export function copyRepo(from: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'knoc-test-'));
+  for (const entry of ['content', 'specs', 'knoc.config.yaml']) {
+    try {
+      cpSync(path.join(from, entry), path.join(dir, entry), { recursive: true });
+    } catch {
+      // optional parts of a repository
+    }
+  }
+  return dir;
+}
+
+/** Every file under a folder as `relative path -> bytes`, sorted. */
+export function snapshotTree(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const walk = (current: string, prefix: string) => {
+    for (const entry of readdirSync(current).sort()) {
+      const full = path.join(current, entry);
+      const relative = prefix ? `${prefix}/${entry}` : entry;
+      if (statSync(full).isDirectory()) walk(full, relative);
+      else files.set(relative, readFileSync(full));
+    }
+  };
+  walk(dir, '');
+  return files;
+}
