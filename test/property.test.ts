@@ -1,0 +1,50 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { digestOf } from '../src/model/digest.js';
+import { parseFile } from '../src/parse/parse-file.js';
+import { suggestClosest } from '../src/diagnostics/suggest.js';
+
+const source = (text: string) => ({ path: 'content/x.kno', absolutePath: '/x.kno', text, sha256: '', origin: 'content' as const });
+
+/** JSON values without -0 (YAML and JSON disagree on it) and with safe keys. */
+const jsonValue = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
+const mapping = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => k !== '__proto__'), jsonValue, { maxKeys: 6 });
+
+describe('properties', () => {
+  it('parseFile never throws, whatever the text', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (text) => {
+        const result = parseFile(source(text));
+        expect(result.entity !== undefined || result.diagnostics.length > 0).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('an entity digest survives re-serialising the YAML in another style and key order', () => {
+    fc.assert(
+      fc.property(mapping, (data) => {
+        const reversed = Object.fromEntries(Object.entries(data).reverse());
+        const block = parseFile(source(stringify(data))).entity;
+        const flow = parseFile(source(`# comment\n${stringify(reversed, { collectionStyle: 'flow' })}`)).entity;
+        expect(block?.digest).toBeDefined();
+        expect(flow?.digest).toBe(block?.digest);
+        expect(block?.digest).toBe(digestOf(data));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a suggestion is always one of the candidates and never the word itself', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12 }), fc.array(fc.string({ maxLength: 12 }), { maxLength: 8 }), (word, candidates) => {
+        const suggestion = suggestClosest(word, candidates);
+        if (suggestion !== undefined) {
+          expect(candidates).toContain(suggestion);
+          expect(suggestion).not.toBe(word);
+        }
+      }),
+    );
+  });
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { editDistance, formatChoices, suggestClosest } from '../src/diagnostics/suggest.js';
+import { formatTemplate } from '../src/diagnostics/create.js';
+import { camelCase, camelKeys } from '../src/project/camel-case.js';
+import { joinPointer, splitPointer } from '../src/parse/locator.js';
+import { parseFile, parseSchemaRef } from '../src/parse/parse-file.js';
+import { stableJson } from '../src/model/stable-json.js';
+import { compareVersions } from '../src/validate/spec-registry.js';
+import { describePointer } from '../src/validate/describe.js';
+import { projectSecurityRequirements } from '../src/project/project-security.js';
+import { readSource } from '../src/discover/discover.js';
+import type { SourceFile } from '../src/model/source-file.js';
+
+const source = (text: string): SourceFile => ({ path: 'content/x.kno', absolutePath: '/x.kno', text, sha256: '', origin: 'content' });
+
+describe('suggestClosest', () => {
+  it.each([
+    ['scheams', ['schemas', 'api-surface'], 'schemas'],
+    ['Schemas', ['schemas', 'api-surface'], 'schemas'],
+    ['on-chnage', ['on-change', 'periodic'], 'on-change'],
+    ['api-surfce', ['api-surface', 'schemas'], 'api-surface'],
+    ['zzz', ['schemas', 'api-surface'], undefined],
+    ['ab', ['xy'], undefined],
+  ])('%s among %j suggests %s', (word, candidates, expected) => {
+    expect(suggestClosest(word, candidates)).toBe(expected);
+  });
+
+  it.each([
+    ['kitten', 'sitting', 3],
+    ['', 'abc', 3],
+    ['same', 'same', 0],
+  ])('editDistance(%s, %s) = %i', (a, b, d) => expect(editDistance(a, b)).toBe(d));
+});
+
+describe('message helpers', () => {
+  it.each([
+    [['a'], '`a`'],
+    [['a', 'b'], '`a` or `b`'],
+    [['a', 'b', 'c'], '`a`, `b` or `c`'],
+  ])('formatChoices(%j)', (values, text) => expect(formatChoices(values)).toBe(text));
+
+  it('fills templates and leaves unknown placeholders visible', () => {
+    expect(formatTemplate('Unknown `{slug}` in {where}', { slug: 'x' })).toBe('Unknown `x` in {where}');
+  });
+
+  it.each([
+    ['', 'the entity'],
+    ['/persona/goals/0/id', '`persona.goals[0].id`'],
+    ['/a2a_projection/skills/2', '`a2a_projection.skills[2]`'],
+  ])('describePointer(%s)', (pointer, text) => expect(describePointer(pointer)).toBe(text));
+});
+
+describe('JSON pointers', () => {
+  it.each([[['a', 'b/c', 'd~e', 0]], [[]], [['']]])('round-trips %j', (segments) => {
+    expect(splitPointer(joinPointer(segments))).toEqual(segments.map(String));
+  });
+});
+
+describe('projection helpers', () => {
+  it.each([
+    ['bearer_format', 'bearerFormat'],
+    ['oauth2_security_scheme', 'oauth2SecurityScheme'],
+    ['open_id_connect_url', 'openIdConnectUrl'],
+    ['name', 'name'],
+  ])('camelCase(%s) = %s', (input, output) => expect(camelCase(input)).toBe(output));
+
+  it('keeps the keys of user maps such as scopes', () => {
+    expect(camelKeys({ token_url: 'u', scopes: { 'read_all:x': 'y' } }, new Set(['scopes']))).toEqual({ tokenUrl: 'u', scopes: { 'read_all:x': 'y' } });
+  });
+
+  it('wraps requirement scopes in the v1.0 StringList shape', () => {
+    expect(projectSecurityRequirements([{ oauth: ['a:read'] }, { bearer: [] }])).toEqual([{ schemes: { oauth: { list: ['a:read'] } } }, { schemes: { bearer: { list: [] } } }]);
+  });
+});
+
+describe('stableJson', () => {
+  it('sorts keys at every depth and ends with a newline', () => {
+    expect(stableJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: 2 } })).toBe('{\n  "a": {\n    "c": 2,\n    "d": [\n      {\n        "y": 2,\n        "z": 1\n      }\n    ]\n  },\n  "b": 1\n}\n');
+  });
+});
+
+describe('parseSchemaRef and versions', () => {
+  it.each([
+    ['agent-blueprint@0.2.0', { name: 'agent-blueprint', version: '0.2.0' }],
+    ['agent-blueprint', undefined],
+    ['@1.0.0', undefined],
+    ['x@', undefined],
+    [42, undefined],
+  ])('parseSchemaRef(%j)', (value, expected) => expect(parseSchemaRef(value)).toEqual(expected));
+
+  it('orders versions numerically', () => {
+    expect(['1.10.0', '1.2.0', '0.9.1'].sort(compareVersions)).toEqual(['0.9.1', '1.2.0', '1.10.0']);
+  });
+});
+
+describe('parseFile', () => {
+  it.each([
+    ['a: 1\nb:\n  c: 2\n  c: 3\n', 'KNO1002', 4, 3],
+    ['a: [1, 2\nb: 3\n', 'KNO1001', 2, 1],
+    ['a: 1\n---\nb: 2\n', 'KNO1004', 2, 1],
+    ['', 'KNO1003', 1, 1],
+    ['- 1\n', 'KNO1003', 1, 1],
+    ['a: !!js/function "x"\n', 'KNO1001', 1, 4],
+    ['a:\n\tb: 1\n', 'KNO1001', 2, 1],
+  ])('%j gives %s at %i:%i', (text, code, line, column) => {
+    const { entity, diagnostics } = parseFile(source(text));
+    expect(entity).toBeUndefined();
+    expect(diagnostics[0]).toMatchObject({ code, file: 'content/x.kno', range: { start: { line, column } } });
+  });
+
+  it('keeps positions: a pointer maps to its node, a missing one to the nearest ancestor', () => {
+    const { entity } = parseFile(source('a:\n  list:\n    - x\n    - y\n'));
+    expect(entity!.locator.rangeOf('/a/list/1').start).toMatchObject({ line: 4, column: 7 });
+    expect(entity!.locator.rangeOf('/a/list', 'key').start).toMatchObject({ line: 2, column: 3 });
+    expect(entity!.locator.rangeOf('/a/missing/deeper').start.line).toBe(2);
+  });
+
+  it('gives the same digest whatever the formatting, comments and key order', () => {
+    const a = parseFile(source('# banner\nb: [1, 2]\na: { c: x }\n')).entity!;
+    const b = parseFile(source('a:\n  c: "x"\nb:\n  - 1\n  - 2\n')).entity!;
+    expect(a.digest).toBe(b.digest);
+  });
+});
+
+describe('readSource', () => {
+  it('reports an unreadable file as KNO1005 instead of throwing', async () => {
+    const result = await readSource('content/gone.kno', '/nonexistent/gone.kno', 'content');
+    expect(result).toEqual({ diagnostic: expect.objectContaining({ code: 'KNO1005', file: 'content/gone.kno', message: 'The file cannot be read: ENOENT.' }) });
+  });
+});
