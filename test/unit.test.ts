@@ -96,7 +96,9 @@ describe('parseSchemaRef and versions', () => {
 describe('parseFile', () => {
   it.each([
     ['a: 1\nb:\n  c: 2\n  c: 3\n', 'KNO1002', 4, 3],
-    ['a: [1, 2\nb: 3\n', 'KNO1001', 2, 1],
+    ['a: [1, 2\nb: 3\n', 'KNO1001', 1, 4],
+    ['title: "open\nslug: x\n', 'KNO1001', 1, 8],
+    ['a: 1\nb: 2\na: 3\n', 'KNO1002', 3, 1],
     ['a: 1\n---\nb: 2\n', 'KNO1004', 2, 1],
     ['', 'KNO1003', 1, 1],
     ['- 1\n', 'KNO1003', 1, 1],

@@ -1,7 +1,9 @@
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { KnocConfig } from '../model/config.js';
+import type { Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
+import { splitPointer } from '../parse/locator.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createAjv } from '../validate/create-ajv.js';
 import { mapAjvErrors } from '../validate/map-ajv-error.js';
@@ -12,15 +14,30 @@ export const CONFIG_FILE = 'knoc.config.yaml';
 
 let validateConfig: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
 
-/** Parses and validates knoc.config.yaml; a missing file is an empty config. Problems are KNO1xxx or KNO2040. */
-export function loadConfig(source: SourceFile | undefined): { config: KnocConfig; diagnostics: Diagnostic[] } {
+/** The validated config, plus the parsed file for positions when there is one. */
+export interface LoadedConfig {
+  config: KnocConfig;
+  diagnostics: Diagnostic[];
+  entity?: Entity;
+}
+
+/**
+ * Parses and validates knoc.config.yaml; a missing file is an empty config.
+ * A setting with a problem is reported (KNO2040) and dropped; the valid ones
+ * still apply, so one typo does not cascade into unrelated findings.
+ */
+export function loadConfig(source: SourceFile | undefined): LoadedConfig {
   if (source === undefined || source.text.trim() === '') return { config: {}, diagnostics: [] };
   const parsed = parseFile(source);
   if (!parsed.entity) return { config: {}, diagnostics: parsed.diagnostics };
+  const entity = parsed.entity;
   validateConfig ??= createAjv().compile(configSchema);
-  if (validateConfig(parsed.entity.data)) return { config: parsed.entity.data as KnocConfig, diagnostics: [] };
-  const diagnostics = mapAjvErrors(validateConfig.errors ?? [], parsed.entity).map((d) =>
+  if (validateConfig(entity.data)) return { config: entity.data as KnocConfig, diagnostics: [], entity };
+  const mapped = mapAjvErrors(validateConfig.errors ?? [], entity, { rootName: CONFIG_FILE, allowsPrivateKeys: false });
+  const diagnostics = mapped.map((d) =>
     createDiagnostic('KNO2040', { detail: d.message }, { file: source.path, ...(d.range ? { range: d.range } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}), ...(d.hint ? { hint: d.hint } : {}) }),
   );
-  return { config: {}, diagnostics };
+  const broken = new Set(mapped.map((d) => splitPointer(d.pointer ?? '')[0]).filter((k): k is string => k !== undefined));
+  const config = Object.fromEntries(Object.entries(entity.data).filter(([key]) => !broken.has(key))) as KnocConfig;
+  return { config, diagnostics, entity };
 }

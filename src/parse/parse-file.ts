@@ -1,11 +1,13 @@
-import { LineCounter, parseDocument, type YAMLError } from 'yaml';
+import { LineCounter, parseDocument, type Document } from 'yaml';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Entity, SchemaRef } from '../model/entity.js';
 import { digestOf } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
 import type { SourceFile } from '../model/source-file.js';
+import { findDuplicateKeys } from './duplicate-keys.js';
 import { Locator } from './locator.js';
+import { locateSyntaxError, sentence } from './syntax-error.js';
 
 /** Result of parsing one file: an entity when the YAML is a well-formed mapping. */
 export interface ParseResult {
@@ -28,7 +30,7 @@ export function parseFile(source: SourceFile): ParseResult {
     merge: false,
   });
   const locator = new Locator(doc, lineCounter);
-  const diagnostics = [...doc.errors, ...doc.warnings].map((error) => yamlDiagnostic(error, source, locator));
+  const diagnostics = yamlDiagnostics(doc, source, locator);
   if (diagnostics.length > 0) return { diagnostics };
 
   let data: unknown;
@@ -53,25 +55,27 @@ export function parseSchemaRef(value: unknown): SchemaRef | undefined {
   return { name: value.slice(0, at), version: value.slice(at + 1) };
 }
 
-function yamlDiagnostic(error: YAMLError, source: SourceFile, locator: Locator): Diagnostic {
-  const range = locator.rangeOfOffsets(error.pos[0], error.pos[1]);
-  const site = { file: source.path, range };
-  if (error.code === 'DUPLICATE_KEY') {
-    const key = source.text.slice(error.pos[0], error.pos[1]).trim() || '?';
-    return createDiagnostic('KNO1002', { key }, site);
+/**
+ * Every duplicate key, plus the first other YAML error: after one syntax error
+ * the parser's later complaints are mostly echoes of it.
+ */
+function yamlDiagnostics(doc: Document.Parsed, source: SourceFile, locator: Locator): Diagnostic[] {
+  const problems = [...doc.errors, ...doc.warnings];
+  if (problems.length === 0) return [];
+  const diagnostics: Diagnostic[] = [];
+  const syntax = problems.find((e) => e.code !== 'DUPLICATE_KEY');
+  if (syntax?.code === 'MULTIPLE_DOCS') {
+    diagnostics.push(createDiagnostic('KNO1004', {}, { file: source.path, range: locator.rangeOfOffsets(syntax.pos[0], syntax.pos[1]) }));
+  } else if (syntax) {
+    const site = locateSyntaxError(source.text, syntax);
+    diagnostics.push(createDiagnostic('KNO1001', { detail: site.detail }, { file: source.path, range: locator.rangeOfOffsets(site.start, site.end) }));
   }
-  if (error.code === 'MULTIPLE_DOCS') return createDiagnostic('KNO1004', {}, site);
-  return createDiagnostic('KNO1001', { detail: sentence(error.message) }, site);
+  if (problems.some((e) => e.code === 'DUPLICATE_KEY')) diagnostics.push(...findDuplicateKeys(doc, locator, source.path));
+  return diagnostics;
 }
 
 function describeRoot(value: unknown): string {
   if (value === null || value === undefined) return 'empty';
   if (Array.isArray(value)) return 'a list';
   return `a ${typeof value === 'string' ? 'string' : typeof value}`;
-}
-
-/** yaml's messages carry a position suffix and no full stop; knoc's carry neither position nor doubt. */
-function sentence(message: string): string {
-  const text = message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '').trim();
-  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/load-config.js';
-import { createDiagnostic } from '../diagnostics/create.js';
+import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { discover } from '../discover/discover.js';
 import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
@@ -39,7 +39,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const [discovery, config] = await Promise.all([discover(root), readConfig(root)]);
   const result = compile({ discovery, ...(config ? { config } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
   const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
-  const diagnostics = [...result.diagnostics, ...checkOutDir(root, outDir)];
+  const outFromConfig = options.out === undefined && result.config.out !== undefined;
+  const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
+  const diagnostics = [...result.diagnostics, ...checkOutDir(root, outDir, outSite)];
 
   let written: WriteReport | undefined;
   if (options.write !== false && !diagnostics.some((d) => d.severity === 'error')) {
@@ -79,11 +81,11 @@ async function readConfig(root: string): Promise<SourceFile | undefined> {
 }
 
 /** The output folder is replaced whole, so it must not hold the sources or the repository. */
-function checkOutDir(root: string, outDir: string): Diagnostic[] {
+function checkOutDir(root: string, outDir: string, site: DiagnosticSite): Diagnostic[] {
   const inside = (parent: string) => outDir === parent || outDir.startsWith(parent + path.sep);
   const out = path.relative(root, outDir) || '.';
   let reason: string | undefined;
   if (inside(path.join(root, 'content')) || inside(path.join(root, 'specs'))) reason = 'is inside the sources (content/ or specs/)';
   else if (root === outDir || root.startsWith(outDir + path.sep)) reason = 'holds the repository itself';
-  return reason ? [createDiagnostic('KNO5002', { out, reason }, { file: CONFIG_FILE })] : [];
+  return reason ? [createDiagnostic('KNO5002', { out, reason }, site)] : [];
 }

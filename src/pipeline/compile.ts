@@ -35,6 +35,8 @@ export interface CompileResult {
   domainCount: number;
   /** Blueprints found, published or not. */
   agentCount: number;
+  /** The parsed config file, for positions in findings about settings. */
+  configEntity: Entity | undefined;
   /** Source text by report path, for code frames. */
   sources: ReadonlyMap<string, string>;
 }
@@ -50,7 +52,7 @@ export const AGENT_INDEX_PATH = 'index/agents.json';
  */
 export function compile(input: CompileInput): CompileResult {
   const diagnostics: Diagnostic[] = [...input.discovery.diagnostics];
-  const { config, diagnostics: configDiagnostics } = loadConfig(input.config);
+  const { config, diagnostics: configDiagnostics, entity: configEntity } = loadConfig(input.config);
   diagnostics.push(...configDiagnostics);
 
   const parse = (sources: readonly SourceFile[]): Entity[] =>
@@ -68,7 +70,8 @@ export function compile(input: CompileInput): CompileResult {
 
   const ownSpecs = specs.filter((s) => s.source.origin !== 'builtin');
   const { symbols, diagnostics: bindDiagnostics } = bindSymbols([...content, ...ownSpecs]);
-  diagnostics.push(...bindDiagnostics, ...resolveReferences(symbols));
+  const complete = content.length === input.discovery.content.length && content.every((e) => e.schema && registry.lookup(e.schema.name, e.schema.version));
+  diagnostics.push(...bindDiagnostics, ...resolveReferences(symbols, { complete: Boolean(complete) }));
 
   const broken = new Set(diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined).map((d) => d.file));
   const baseUrl = input.baseUrl ?? config.base_url;
@@ -85,7 +88,7 @@ export function compile(input: CompileInput): CompileResult {
   }
   published.sort((a, b) => (a.slug < b.slug ? -1 : 1));
 
-  const fleet = projectFleetCard(published, config.fleet ?? {}, baseUrl, input.config?.path ?? CONFIG_FILE);
+  const fleet = projectFleetCard(published, config.fleet ?? {}, baseUrl, { file: input.config?.path ?? CONFIG_FILE, ...(configEntity ? { range: configEntity.locator.rangeOfMapping('') } : {}) });
   diagnostics.push(...fleet.diagnostics);
   const domainIndex = projectDomainIndex(symbols, publishedEntities);
   const domains = symbols.ofKind(DOMAIN_KIND);
@@ -114,6 +117,7 @@ export function compile(input: CompileInput): CompileResult {
     agents: published,
     domainCount: domains.length,
     agentCount: symbols.ofKind(AGENT_KIND).length,
+    configEntity,
     sources: new Map([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])].map((f) => [f.path, f.text])),
   };
 }

@@ -1,4 +1,4 @@
-import { createDiagnostic } from '../diagnostics/create.js';
+import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { FleetConfig } from '../model/config.js';
 import type { AgentCard, AgentSkill } from './a2a-types.js';
@@ -13,8 +13,8 @@ export interface PublishedCard {
 }
 
 /** Projects the fleet card: a valid v1.0 card whose skills are the member agents and whose fleet extension lists their cards. */
-export function projectFleetCard(members: readonly PublishedCard[], fleet: FleetConfig, baseUrl: string | undefined, configFile: string): { card?: AgentCard; diagnostics: Diagnostic[] } {
-  if (baseUrl === undefined) return { diagnostics: [createDiagnostic('KNO4002', {}, { file: configFile })] };
+export function projectFleetCard(members: readonly PublishedCard[], fleet: FleetConfig, baseUrl: string | undefined, configSite: DiagnosticSite): { card?: AgentCard; diagnostics: Diagnostic[] } {
+  if (baseUrl === undefined) return { diagnostics: [createDiagnostic('KNO4002', {}, configSite)] };
   const union = (pick: (card: AgentCard) => string[]) => [...new Set(members.flatMap((m) => pick(m.card)))].sort();
   const skills: AgentSkill[] = members.map(({ slug, card }) => ({
     id: slug,

@@ -49,7 +49,11 @@ export function bindSymbols(entities: readonly Entity[]): { symbols: SymbolTable
     else diagnostics.push(createDiagnostic('KNO3003', { slug, kind, other: other.source.path }, { file, pointer: '/slug', range: entity.locator.rangeOf('/slug'), related: [relatedAt(other, '/slug', `\`${slug}\` is first used here.`)] }));
     if (kind === DOMAIN_KIND) {
       const base = path.posix.basename(file, '.kno');
-      if (base !== slug) diagnostics.push(createDiagnostic('KNO3004', { slug, base }, { file, pointer: '/slug', range: entity.locator.rangeOf('/slug') }));
+      if (base !== slug) {
+        diagnostics.push(createDiagnostic('KNO3004', { slug, base }, { file, pointer: '/slug', range: entity.locator.rangeOf('/slug') }));
+        // Domains are found by file name too, so references to either name resolve and the mismatch is reported once.
+        if (!slugs.has(base)) slugs.set(base, entity);
+      }
     }
   }
   const symbols: SymbolTable = { byId, bySlug, ofKind: (kind) => byKind.get(kind) ?? [] };

@@ -7,8 +7,14 @@ import { joinPointer } from '../parse/locator.js';
 import { relatedAt, type SymbolTable } from './bind.js';
 import { knownCollections, resolveXri } from './resolve-xri.js';
 
+/** What the resolver may assume about the build. */
+export interface ResolveOptions {
+  /** False when some content file could not be read as an entity: a domain may then look unperceived only because its agent failed to parse. */
+  complete?: boolean;
+}
+
 /** Checks every cross-file reference of every entity against the symbol table. */
-export function resolveReferences(symbols: SymbolTable): Diagnostic[] {
+export function resolveReferences(symbols: SymbolTable, options: ResolveOptions = {}): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const agent of symbols.ofKind(AGENT_KIND)) {
     diagnostics.push(...checkPerception(agent, symbols), ...checkXris(agent, symbols), ...checkPricing(agent), ...checkSecurityRequirements(agent));
@@ -16,7 +22,7 @@ export function resolveReferences(symbols: SymbolTable): Diagnostic[] {
   for (const domain of symbols.ofKind(DOMAIN_KIND)) {
     diagnostics.push(...checkReplacement(domain, symbols), ...checkXris(domain, symbols));
   }
-  diagnostics.push(...checkOrphans(symbols));
+  if (options.complete !== false) diagnostics.push(...checkOrphans(symbols));
   return diagnostics;
 }
 
@@ -133,7 +139,8 @@ function checkOrphans(symbols: SymbolTable): Diagnostic[] {
   const perceived = new Set(symbols.ofKind(AGENT_KIND).flatMap((agent) => perceivedDomains(agent).map((d) => d.slug)));
   return symbols.ofKind(DOMAIN_KIND).flatMap((domain) => {
     const slug = stringField(domain.data, 'slug');
-    if (slug === undefined || perceived.has(slug) || domain.data.deprecated === true) return [];
+    const base = domain.source.path.slice(domain.source.path.lastIndexOf('/') + 1, -'.kno'.length);
+    if (slug === undefined || perceived.has(slug) || perceived.has(base) || domain.data.deprecated === true) return [];
     return [createDiagnostic('KNO3008', { slug }, { file: domain.source.path, pointer: '/slug', range: domain.locator.rangeOf('/slug') })];
   });
 }

@@ -1,9 +1,9 @@
 import { splitPointer } from '../parse/locator.js';
 
-/** Renders a JSON pointer as a dotted path in backticks, such as `persona.goals[0]`; the root is "the entity". */
-export function describePointer(pointer: string): string {
+/** Renders a JSON pointer as a dotted path in backticks, such as `persona.goals[0]`; the root is `rootName`. */
+export function describePointer(pointer: string, rootName = 'the entity'): string {
   const segments = splitPointer(pointer);
-  if (segments.length === 0) return 'the entity';
+  if (segments.length === 0) return rootName;
   let text = '';
   for (const segment of segments) {
     if (/^\d+$/.test(segment)) text += `[${segment}]`;

@@ -7,6 +7,14 @@ import { isRecord } from '../model/guards.js';
 import { joinPointer, splitPointer } from '../parse/locator.js';
 import { describePointer, describeSchemaType, describeType, showValue } from './describe.js';
 
+/** How to name things for a file that is not an entity, such as the config. */
+export interface MapOptions {
+  /** What the root is called in messages; default "the entity". */
+  rootName?: string;
+  /** Whether top-level `x-` keys are allowed, which the unknown-property hint mentions. */
+  allowsPrivateKeys?: boolean;
+}
+
 type SchemaLike = { title?: unknown; description?: unknown; properties?: unknown; patternProperties?: unknown };
 
 /**
@@ -14,13 +22,13 @@ type SchemaLike = { title?: unknown; description?: unknown; properties?: unknown
  * a failed `anyOf`/`oneOf` branch are folded into the one error for the whole
  * alternative, so one mistake gives one finding.
  */
-export function mapAjvErrors(errors: readonly ErrorObject[], entity: Entity): Diagnostic[] {
+export function mapAjvErrors(errors: readonly ErrorObject[], entity: Entity, options: MapOptions = {}): Diagnostic[] {
   const alternatives = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath + '/');
   const kept = errors.filter((e) => !alternatives.some((prefix) => e.schemaPath.startsWith(prefix)));
   const seen = new Set<string>();
   const diagnostics: Diagnostic[] = [];
   for (const error of kept) {
-    const diagnostic = mapAjvError(error, entity);
+    const diagnostic = mapAjvError(error, entity, options);
     const key = `${diagnostic.code}\u0000${diagnostic.pointer ?? ''}\u0000${diagnostic.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -29,11 +37,11 @@ export function mapAjvErrors(errors: readonly ErrorObject[], entity: Entity): Di
   return diagnostics;
 }
 
-function mapAjvError(error: ErrorObject, entity: Entity): Diagnostic {
+function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): Diagnostic {
   const file = entity.source.path;
   const pointer = error.instancePath;
   const schema = (isRecord(error.parentSchema) ? error.parentSchema : {}) as SchemaLike;
-  const what = describePointer(pointer);
+  const what = describePointer(pointer, options.rootName);
   const at = (target: 'key' | 'value' = 'value') => ({ file, pointer, range: entity.locator.rangeOf(pointer, target) });
   const params = error.params as Record<string, unknown>;
 
@@ -54,16 +62,22 @@ function mapAjvError(error: ErrorObject, entity: Entity): Diagnostic {
           file,
           pointer: propertyPointer,
           range: entity.locator.rangeOf(propertyPointer, 'key'),
-          ...(suggestion === undefined ? {} : { hint: `Did you mean \`${suggestion}\`?` }),
+          hint:
+            suggestion !== undefined
+              ? `Did you mean \`${suggestion}\`?`
+              : pointer === '' && options.allowsPrivateKeys !== false
+                ? undefined
+                : `Remove \`${property}\`; ${what} allows only the properties listed.`,
         },
       );
     }
     case 'type': {
-      const expected = String(params.type)
-        .split(',')
-        .map(describeSchemaType)
-        .join(' or ');
-      return createDiagnostic('KNO2005', { what: capitalize(what), found: describeType(error.data), expected }, at());
+      const types = String(params.type).split(',');
+      const title = typeof schema.title === 'string' && types.length === 1 ? schema.title : undefined;
+      const expected = title !== undefined ? `${article(title)} ${title} (${describeSchemaType(types[0]!)})` : types.map(describeSchemaType).join(' or ');
+      const quotable = types.includes('string') && (typeof error.data === 'number' || typeof error.data === 'boolean');
+      const written = quotable ? entity.source.text.slice(...offsets(entity, pointer)) : '';
+      return createDiagnostic('KNO2005', { what: capitalize(what), found: describeType(error.data), expected }, { ...at(), ...(quotable ? { hint: `Quote it to keep it a string: \`"${written}"\`.` } : {}) });
     }
     case 'enum':
     case 'const': {
@@ -114,11 +128,33 @@ function mapAjvError(error: ErrorObject, entity: Entity): Diagnostic {
       );
     }
     case 'anyOf':
-    case 'oneOf':
-      return createDiagnostic('KNO2010', { what: capitalize(what), detail: 'does not match any of the allowed forms' }, at());
+    case 'oneOf': {
+      const forms = Array.isArray(error.schema) ? error.schema.map(describeForm) : [];
+      const detail = forms.length > 0 ? `is ${describeType(error.data)}, which matches none of the allowed forms: ${forms.join(', or ')}` : 'does not match any of the allowed forms';
+      return createDiagnostic('KNO2010', { what: capitalize(what), detail }, { ...at(), hint: forms.length > 0 ? `Write it as ${forms.join(', or as ')}.` : undefined });
+    }
     default:
       return createDiagnostic('KNO2010', { what: capitalize(what), detail: error.message ?? 'breaks a schema rule' }, at());
   }
+}
+
+/** Describes one alternative of an anyOf: its type and, for mappings, its required keys. */
+function describeForm(branch: unknown): string {
+  if (!isRecord(branch)) return 'a value';
+  const type = typeof branch.type === 'string' ? describeSchemaType(branch.type) : 'a value';
+  const required = Array.isArray(branch.required) ? branch.required.map((k) => `\`${String(k)}\``) : [];
+  if (branch.type === 'string' && branch.minLength === 1) return 'a non-empty string';
+  return required.length > 0 ? `${type} with ${required.join(' and ')}` : type;
+}
+
+function offsets(entity: Entity, pointer: string): [number, number] {
+  const range = entity.locator.rangeOf(pointer);
+  return [range.start.offset, range.end.offset];
+}
+
+/** "an absolute URL", "a ULID": acronyms starting with U are read "you". */
+function article(word: string): string {
+  return /^[aeio]/i.test(word) || /^u[^A-Z]/.test(word) ? 'an' : 'a';
 }
 
 function countOf(value: unknown): number {
@@ -133,5 +169,5 @@ function plural(count: number, unit: string): string {
 }
 
 function capitalize(text: string): string {
-  return text === 'the entity' ? 'The entity' : text;
+  return text.startsWith('the ') ? `The ${text.slice(4)}` : text;
 }

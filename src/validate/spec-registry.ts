@@ -39,7 +39,8 @@ export function createSpecRegistry(specs: readonly Entity[]): { registry: SpecRe
   for (const entity of specs) {
     const problem = checkSpecEntity(entity);
     if (problem !== undefined) {
-      diagnostics.push(createDiagnostic('KNO2030', { detail: problem.detail }, { file: entity.source.path, pointer: problem.pointer, range: entity.locator.rangeOf(problem.pointer) }));
+      const range = problem.missing ? entity.locator.rangeOfMapping(problem.pointer.slice(0, problem.pointer.lastIndexOf('/'))) : entity.locator.rangeOf(problem.pointer);
+      diagnostics.push(createDiagnostic('KNO2030', { detail: problem.detail }, { file: entity.source.path, pointer: problem.pointer, range }));
       continue;
     }
     const name = dig(entity.data, 'spec', 'name') as string;
@@ -71,14 +72,19 @@ export function createSpecRegistry(specs: readonly Entity[]): { registry: SpecRe
   return { registry, diagnostics };
 }
 
-function checkSpecEntity(entity: Entity): { pointer: string; detail: string } | undefined {
-  if (entity.data.$schema !== SPEC_META) return { pointer: '/$schema', detail: `\`$schema\` must be \`${SPEC_META}\`` };
-  const spec = dig(entity.data, 'spec');
-  if (!isRecord(spec)) return { pointer: '/spec', detail: '`spec` must be a mapping' };
-  if (typeof spec.name !== 'string' || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(spec.name)) return { pointer: '/spec/name', detail: '`spec.name` must be a kebab-case name' };
-  if (typeof spec.version !== 'string' || !/^\d+\.\d+\.\d+([-+].*)?$/.test(spec.version)) return { pointer: '/spec/version', detail: '`spec.version` must be a semantic version' };
-  if (!isRecord(spec.schema)) return { pointer: '/spec/schema', detail: '`spec.schema` must be a JSON Schema mapping' };
-  return undefined;
+function checkSpecEntity(entity: Entity): { pointer: string; detail: string; missing?: boolean } | undefined {
+  const field = (pointer: string, what: string, ok: (v: unknown) => boolean) => {
+    const value = dig(entity.data, ...pointer.slice(1).split('/'));
+    if (value === undefined) return { pointer, detail: `\`${pointer.slice(1).replace(/\//g, '.')}\` is missing, expected ${what}`, missing: true };
+    return ok(value) ? undefined : { pointer, detail: `\`${pointer.slice(1).replace(/\//g, '.')}\` must be ${what}` };
+  };
+  return (
+    field('/$schema', `\`${SPEC_META}\``, (v) => v === SPEC_META) ??
+    field('/spec', 'a mapping', isRecord) ??
+    field('/spec/name', 'a kebab-case name', (v) => typeof v === 'string' && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(v)) ??
+    field('/spec/version', 'a semantic version', (v) => typeof v === 'string' && /^\d+\.\d+\.\d+([-+].*)?$/.test(v)) ??
+    field('/spec/schema', 'a JSON Schema mapping', isRecord)
+  );
 }
 
 /** Orders semantic versions numerically by major, minor and patch. */

@@ -27,7 +27,8 @@ export function validateEntity(entity: Entity, registry: SpecRegistry): Diagnost
       ),
     ];
   }
-  const diagnostics = spec.validate(entity.data) ? [] : mapAjvErrors(spec.validate.errors ?? [], entity);
+  const rootName = `the ${spec.name.replace(/-/g, ' ')}`;
+  const diagnostics = spec.validate(entity.data) ? [] : mapAjvErrors(spec.validate.errors ?? [], entity, { rootName });
   for (const rule of rulesBySchema[spec.name] ?? []) diagnostics.push(...rule(entity));
   return diagnostics;
 }

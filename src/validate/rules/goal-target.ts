@@ -15,7 +15,10 @@ export function goalTargetExclusive(entity: Entity): Diagnostic[] {
     const found = hasTarget ? 'both `target` and `target_query`' : 'neither `target` nor `target_query`';
     const pointer = joinPointer(['persona', 'goals', index, ...(hasQuery ? ['target_query'] : [])]);
     const range = hasQuery ? entity.locator.rangeOf(pointer, 'key') : entity.locator.rangeOf(pointer);
-    diagnostics.push(createDiagnostic('KNO2021', { id: typeof goal.id === 'string' ? goal.id : `#${index + 1}`, found }, { file: entity.source.path, pointer, range }));
+    const hint = hasTarget
+      ? 'Keep `target` for a fixed value or `target_query` for a computed one, not both.'
+      : 'Add `target: <value>` for a fixed goal, or `target_query: <query>` for a computed one.';
+    diagnostics.push(createDiagnostic('KNO2021', { id: typeof goal.id === 'string' ? goal.id : `#${index + 1}`, found }, { file: entity.source.path, pointer, range, hint }));
   });
   return diagnostics;
 }
