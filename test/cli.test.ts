@@ -43,7 +43,7 @@ describe('knoc CLI (real process)', () => {
     const run = runCli(['check', '--root', root, '--format', 'json']);
     expect(run.status).toBe(1);
     const report = JSON.parse(run.stdout);
-    expect(report.summary).toEqual({ errors: 1, warnings: 0 });
+    expect(report.summary).toEqual({ errors: 1, warnings: 0, infos: 0, suppressed: 0, failed: true });
     expect(report.diagnostics).toEqual([
       expect.objectContaining({
         code: 'KNO2006',

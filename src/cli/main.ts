@@ -1,10 +1,12 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { build, type BuildResult } from '../pipeline/build.js';
 import { catalogue, lookupCode } from '../diagnostics/catalogue.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { choosePaint } from './paint.js';
-import { renderJson } from './render/json.js';
-import { renderStylish } from './render/stylish.js';
+import { parseFormatSpecs, renderFormat, type FormatSpec } from './formats.js';
+import type { Report } from './render/report.js';
 import { HELP, commandHelp } from './help.js';
 
 /** Exit codes: 0 clean, 1 findings at or above the failing severity, 2 usage error or internal failure. */
@@ -16,7 +18,11 @@ const buildOptions = {
   root: { type: 'string' },
   out: { type: 'string' },
   'base-url': { type: 'string' },
-  format: { type: 'string' },
+  format: { type: 'string', short: 'f', multiple: true },
+  'fail-severity': { type: 'string' },
+  'max-warnings': { type: 'string' },
+  baseline: { type: 'string' },
+  'update-baseline': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -64,37 +70,69 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     return EXIT.ok;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\``);
-  const format = values.format ?? 'stylish';
-  if (format !== 'stylish' && format !== 'json') throw new UsageError(`unknown format \`${format}\`, expected \`stylish\` or \`json\``);
+  let formats: FormatSpec[];
+  try {
+    formats = parseFormatSpecs(values.format);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   if (values['base-url'] !== undefined && !/^https?:\/\/[^\s/]+/.test(values['base-url'])) throw new UsageError(`--base-url must be an absolute http(s) URL, got \`${values['base-url']}\``);
+  const failSeverity = values['fail-severity'] ?? 'error';
+  if (failSeverity !== 'error' && failSeverity !== 'warning') throw new UsageError(`--fail-severity must be \`error\` or \`warning\`, got \`${failSeverity}\``);
+  const maxWarnings = values['max-warnings'] === undefined ? undefined : Number(values['max-warnings']);
+  if (maxWarnings !== undefined && (!Number.isInteger(maxWarnings) || maxWarnings < 0)) throw new UsageError(`--max-warnings must be a whole number of 0 or more, got \`${values['max-warnings']}\``);
 
   const result = await build({
     write: command === 'build',
+    failSeverity,
+    ...(maxWarnings !== undefined ? { maxWarnings } : {}),
     ...(values.root !== undefined ? { root: values.root } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),
     ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+    ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
+    ...(values['update-baseline'] ? { updateBaseline: true } : {}),
   });
-  report(result, command, format, values.quiet === true);
-  return result.errorCount > 0 ? EXIT.findings : EXIT.ok;
+  await report(result, command, formats, { quiet: values.quiet === true, failSeverity });
+  return result.failed ? EXIT.findings : EXIT.ok;
 }
 
-function report(result: BuildResult, command: 'build' | 'check', format: 'stylish' | 'json', quiet: boolean): void {
-  if (format === 'json') {
-    process.stdout.write(renderJson(result.diagnostics, { errors: result.errorCount, warnings: result.warningCount }));
-    return;
+async function report(result: BuildResult, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning' }): Promise<void> {
+  const diagnostics = options.quiet ? result.diagnostics.filter((d) => d.severity === 'error') : result.diagnostics;
+  const data: Report = {
+    diagnostics,
+    knocVersion: KNOC_VERSION,
+    summary: {
+      errors: result.errorCount,
+      warnings: result.warningCount,
+      infos: result.diagnostics.filter((d) => d.severity === 'info').length,
+      suppressed: result.suppressed.length,
+      failed: result.failed,
+    },
+    failSeverity: options.failSeverity,
+  };
+  const sources = (file: string) => result.sources.get(file);
+  for (const format of formats) {
+    if (format.path === undefined) {
+      const stream = format.name === 'stylish' ? process.stderr : process.stdout;
+      stream.write(renderFormat(format.name, data, sources, choosePaint(stream, process.env)));
+    } else {
+      const target = path.resolve(format.path);
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, renderFormat(format.name, data, sources, choosePaint(undefined, {})));
+    }
   }
   const paint = choosePaint(process.stderr, process.env);
-  const shown = quiet ? result.diagnostics.filter((d) => d.severity === 'error') : result.diagnostics;
-  if (shown.length > 0) process.stderr.write(`${renderStylish(shown, (file) => result.sources.get(file), paint)}\n\n`);
   const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
+  const suppressed = result.suppressed.length > 0 ? ` (${result.suppressed.length} suppressed)` : '';
   const outcome =
     command === 'check'
       ? 'checked'
       : result.written
         ? `wrote ${relativeOut(result)} (${result.written.written.length} changed, ${result.written.unchanged.length} unchanged, ${result.written.removed.length} removed)`
         : `nothing written`;
-  const line = `${counts} in ${Math.round(result.durationMs)} ms; ${outcome}`;
-  if (!quiet || result.errorCount > 0) process.stderr.write(`${result.errorCount > 0 ? paint.red(line) : line}\n`);
+  const baseline = result.baselineWritten ? `; baseline written to ${result.baselineWritten}` : '';
+  const line = `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${outcome}${baseline}`;
+  if (!options.quiet || result.failed) process.stderr.write(`${result.failed ? paint.red(line) : line}\n`);
 }
 
 function runExplain(args: readonly string[]): number {

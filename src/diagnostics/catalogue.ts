@@ -14,7 +14,8 @@ export interface CatalogueEntry {
 
 /**
  * Every code knoc reports, grouped by phase: 1xxx parse, 2xxx schema,
- * 3xxx references and drift, 4xxx projection, 5xxx emit, 9xxx internal.
+ * 3xxx references and drift, 4xxx projection, 5xxx emit, 6xxx suppressions
+ * and baselines, 9xxx internal.
  * Codes are permanent once shipped: retire one, never reuse it.
  */
 export const catalogue = {
@@ -164,6 +165,20 @@ export const catalogue = {
     hint: 'See the `knoc.config.yaml` section of the README for the allowed settings.',
     explanation: 'knoc.config.yaml has its own schema; an unknown or mistyped setting is reported rather than ignored.',
   },
+  KNO2050: {
+    title: 'Blueprint without goals',
+    severity: 'warning',
+    message: 'Blueprint `{slug}` declares no goals, expected at least one entry in `persona.goals`.',
+    hint: 'Add a goal with an `id`, a `description` and a `target`, so the agent’s success can be measured.',
+    explanation: 'Goals say what an agent is for and how to tell that it works. A blueprint without them cannot be evaluated. Turn this off with `rules: { KNO2050: off }` in knoc.config.yaml.',
+  },
+  KNO2051: {
+    title: 'Skill without examples',
+    severity: 'warning',
+    message: 'Skill `{id}` has no examples, expected at least one entry in `examples`.',
+    hint: 'Add `examples: ["<a request this skill handles>"]`; clients show them to people choosing an agent.',
+    explanation: 'A2A clients and registries show skill examples to help people and agents choose a skill. Turn this off with `rules: { KNO2051: off }` in knoc.config.yaml.',
+  },
   KNO3001: {
     title: 'Unknown perception domain',
     severity: 'error',
@@ -263,6 +278,34 @@ export const catalogue = {
     message: 'The output folder `{out}` {reason}.',
     hint: 'Choose an output folder such as `dist` outside content/ and specs/.',
     explanation: 'knoc replaces its output folder as a whole, so it refuses folders that hold sources or the repository itself.',
+  },
+  KNO6001: {
+    title: 'Malformed suppression',
+    severity: 'error',
+    message: 'The suppression comment {problem}, expected `# knoc-disable-next-line KNO1234 -- reason`.',
+    hint: 'Name one or more codes and give the reason after `--`, for example `# knoc-disable-next-line KNO3008 -- kept for the Q3 migration`.',
+    explanation: 'Suppressions need accountability: every `knoc-disable-next-line` comment names the codes it silences and says why. A malformed one silences nothing.',
+  },
+  KNO6002: {
+    title: 'Unused suppression',
+    severity: 'warning',
+    message: 'The suppression of `{code}` matches no finding on the next line.',
+    hint: 'Remove `{code}` from the comment; the problem it silenced is gone.',
+    explanation: 'A suppression that no longer silences anything hides nothing today but would hide a new problem tomorrow, so knoc reports it.',
+  },
+  KNO6003: {
+    title: 'Stale baseline entry',
+    severity: 'warning',
+    message: 'The baseline entry for `{code}` in `{file}` matches no finding any more.',
+    hint: 'Run `knoc check --update-baseline` to drop fixed findings from the baseline.',
+    explanation: 'A baseline records findings accepted at one point in time; when a finding is fixed its entry becomes stale and should be removed so the baseline only shrinks.',
+  },
+  KNO6004: {
+    title: 'Unreadable baseline',
+    severity: 'error',
+    message: 'The baseline file cannot be used: {detail}.',
+    hint: 'Regenerate it with `knoc check --update-baseline`.',
+    explanation: 'The baseline is a JSON file written by `knoc check --update-baseline`. It could not be read or does not have the expected shape.',
   },
   KNO9001: {
     title: 'Internal error',

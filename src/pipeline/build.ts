@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
@@ -7,18 +7,27 @@ import { discover } from '../discover/discover.js';
 import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
 import { sha256Hex } from '../model/digest.js';
 import type { SourceFile } from '../model/source-file.js';
+import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, type CompileResult } from './compile.js';
+import { failsGate, type GateOptions } from './gate.js';
+
+/** The baseline file's default name at the root. */
+export const BASELINE_FILE = 'knoc-baseline.json';
 
 /** Options for a build or a check. */
-export interface BuildOptions {
+export interface BuildOptions extends GateOptions {
   /** The repository to compile; default: the current directory. */
   root?: string;
   /** Output folder, relative to root; default: `out` in config, else `dist`. */
   out?: string;
   /** Overrides `base_url` in knoc.config.yaml. */
   baseUrl?: string;
-  /** Publish to the output folder when there are no errors; default true. `check` sets it false. */
+  /** Publish to the output folder when the gate passes; default true. `check` sets it false. */
   write?: boolean;
+  /** Baseline of accepted findings, relative to root; default knoc-baseline.json when it exists. */
+  baseline?: string;
+  /** Record today's findings as the baseline instead of applying it. */
+  updateBaseline?: boolean;
 }
 
 /** What a build found and did. */
@@ -27,6 +36,10 @@ export interface BuildResult extends CompileResult {
   outDir: string;
   /** Set when the outputs were published. */
   written?: WriteReport;
+  /** True when the findings fail the gate: exit code 1, nothing written. */
+  failed: boolean;
+  /** Set when `updateBaseline` wrote the baseline file: its path relative to root. */
+  baselineWritten?: string;
   errorCount: number;
   warningCount: number;
   durationMs: number;
@@ -36,15 +49,39 @@ export interface BuildResult extends CompileResult {
 export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
   const root = path.resolve(options.root ?? '.');
-  const [discovery, config] = await Promise.all([discover(root), readConfig(root)]);
-  const result = compile({ discovery, ...(config ? { config } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
+  const baselinePath = options.baseline ?? BASELINE_FILE;
+  const [discovery, config, baselineRead] = await Promise.all([
+    discover(root),
+    readConfig(root),
+    options.updateBaseline ? undefined : readText(path.resolve(root, baselinePath)),
+  ]);
+  const baselineText = typeof baselineRead === 'string' ? baselineRead : undefined;
+  const missingBaseline =
+    options.baseline !== undefined && !options.updateBaseline && typeof baselineRead !== 'string'
+      ? [createDiagnostic('KNO6004', { detail: `it cannot be read (${baselineRead?.error ?? 'unknown'})` }, { file: baselinePath })]
+      : [];
+  const result = compile({
+    discovery,
+    ...(config ? { config } : {}),
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
+  });
   const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
   const outFromConfig = options.out === undefined && result.config.out !== undefined;
   const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
-  const diagnostics = [...result.diagnostics, ...checkOutDir(root, outDir, outSite)];
+  const diagnostics = [...result.diagnostics, ...missingBaseline, ...checkOutDir(root, outDir, outSite)];
 
+  let baselineWritten: string | undefined;
+  if (options.updateBaseline) {
+    try {
+      await writeFile(path.resolve(root, baselinePath), formatBaseline(createBaseline(diagnostics)));
+      baselineWritten = baselinePath;
+    } catch (error) {
+      diagnostics.push(createDiagnostic('KNO6004', { detail: error instanceof Error ? error.message : String(error) }, { file: baselinePath }));
+    }
+  }
   let written: WriteReport | undefined;
-  if (options.write !== false && !diagnostics.some((d) => d.severity === 'error')) {
+  if (options.write !== false && !failsGate(diagnostics, options)) {
     try {
       written = await writeOutputs(outDir, result.outputs);
     } catch (error) {
@@ -59,6 +96,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     root,
     outDir,
     ...(written ? { written } : {}),
+    ...(baselineWritten ? { baselineWritten } : {}),
+    failed: failsGate(diagnostics, options),
     errorCount: diagnostics.filter((d) => d.severity === 'error').length,
     warningCount: diagnostics.filter((d) => d.severity === 'warning').length,
     durationMs: performance.now() - started,
@@ -68,6 +107,15 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 /** Everything a build does except publishing. */
 export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildResult> {
   return build({ ...options, write: false });
+}
+
+/** Reads a text file, or says why it could not. */
+async function readText(file: string): Promise<string | { error: string }> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    return { error: error instanceof Error && 'code' in error ? String(error.code) : String(error) };
+  }
 }
 
 async function readConfig(root: string): Promise<SourceFile | undefined> {

@@ -16,6 +16,8 @@ import { bindSymbols } from '../resolve/bind.js';
 import { resolveReferences } from '../resolve/resolve-references.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
 import { validateEntity } from '../validate/validate-entity.js';
+import { parseBaseline } from '../suppress/baseline.js';
+import { createSuppressor } from '../suppress/suppressor.js';
 import { applyRuleSeverities } from './rule-severities.js';
 
 /** Everything compile needs: the discovered sources and the settings that override config. */
@@ -23,6 +25,8 @@ export interface CompileInput {
   discovery: Discovery;
   config?: SourceFile;
   baseUrl?: string;
+  /** A baseline of accepted findings: the file's text and its report path. */
+  baseline?: { text: string; path: string };
 }
 
 /** The in-memory result of a compile: nothing here has touched the disk. */
@@ -39,6 +43,8 @@ export interface CompileResult {
   configEntity: Entity | undefined;
   /** Source text by report path, for code frames. */
   sources: ReadonlyMap<string, string>;
+  /** Findings silenced by inline comments or the baseline. */
+  suppressed: Diagnostic[];
 }
 
 /** Paths of the index files in the output folder. */
@@ -54,6 +60,12 @@ export function compile(input: CompileInput): CompileResult {
   const diagnostics: Diagnostic[] = [...input.discovery.diagnostics];
   const { config, diagnostics: configDiagnostics, entity: configEntity } = loadConfig(input.config);
   diagnostics.push(...configDiagnostics);
+  const sources = new Map([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])].map((f) => [f.path, f.text]));
+  const baseline = input.baseline ? parseBaseline(input.baseline.text, input.baseline.path) : undefined;
+  diagnostics.push(...(baseline?.diagnostics ?? []));
+  const suppressor = createSuppressor(sources, baseline?.baseline && input.baseline ? { baseline: baseline.baseline, file: input.baseline.path } : undefined);
+  /** Config severities first, then suppressions: what is left is what the author sees. */
+  const settle = (found: readonly Diagnostic[]) => suppressor.filter(applyRuleSeverities(found, config.rules));
 
   const parse = (sources: readonly SourceFile[]): Entity[] =>
     sources.flatMap((source) => {
@@ -73,6 +85,9 @@ export function compile(input: CompileInput): CompileResult {
   const complete = content.length === input.discovery.content.length && content.every((e) => e.schema && registry.lookup(e.schema.name, e.schema.version));
   diagnostics.push(...bindDiagnostics, ...resolveReferences(symbols, { complete: Boolean(complete) }));
 
+  const settled = settle(diagnostics);
+  diagnostics.length = 0;
+  diagnostics.push(...settled);
   const broken = new Set(diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined).map((d) => d.file));
   const baseUrl = input.baseUrl ?? config.base_url;
   const published: PublishedCard[] = [];
@@ -80,7 +95,7 @@ export function compile(input: CompileInput): CompileResult {
   for (const agent of symbols.ofKind(AGENT_KIND)) {
     if (broken.has(agent.source.path) || agent.data.visibility === 'private') continue;
     const { card, diagnostics: projection } = projectAgentCard(agent, { ...(baseUrl ? { baseUrl } : {}) });
-    diagnostics.push(...projection);
+    diagnostics.push(...settle(projection));
     if (!card) continue;
     const slug = stringField(agent.data, 'slug')!;
     published.push({ slug, path: cardPathOf(slug), card, sha256: sha256Hex(stableJson(card)) });
@@ -89,7 +104,7 @@ export function compile(input: CompileInput): CompileResult {
   published.sort((a, b) => (a.slug < b.slug ? -1 : 1));
 
   const fleet = projectFleetCard(published, config.fleet ?? {}, baseUrl, { file: input.config?.path ?? CONFIG_FILE, ...(configEntity ? { range: configEntity.locator.rangeOfMapping('') } : {}) });
-  diagnostics.push(...fleet.diagnostics);
+  diagnostics.push(...settle(fleet.diagnostics));
   const domainIndex = projectDomainIndex(symbols, publishedEntities);
   const domains = symbols.ofKind(DOMAIN_KIND);
   const sourceOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e.source.path]));
@@ -110,7 +125,7 @@ export function compile(input: CompileInput): CompileResult {
   const outputs = planOutputs(requests, inputs, registry.digest);
 
   return {
-    diagnostics: applyRuleSeverities(diagnostics, config.rules).sort(compareDiagnostics),
+    diagnostics: [...diagnostics, ...applyRuleSeverities(suppressor.finish(), config.rules)].sort(compareDiagnostics),
     outputs,
     config,
     domainIndex,
@@ -118,6 +133,7 @@ export function compile(input: CompileInput): CompileResult {
     domainCount: domains.length,
     agentCount: symbols.ofKind(AGENT_KIND).length,
     configEntity,
-    sources: new Map([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])].map((f) => [f.path, f.text])),
+    sources,
+    suppressed: suppressor.suppressed,
   };
 }

@@ -1,10 +1,11 @@
 import { AGENT_KIND } from '../../model/entity.js';
 import { goalTargetExclusive } from './goal-target.js';
 import type { EntityRule } from './rule.js';
+import { blueprintHasGoals, skillsHaveExamples } from './style.js';
 import { tenantNeedsPossibility } from './tenant-possibility.js';
 import { goalIdsUnique, skillIdsUnique } from './unique-ids.js';
 
 /** The rules beyond JSON Schema, per schema name. */
 export const rulesBySchema: Readonly<Record<string, readonly EntityRule[]>> = {
-  [AGENT_KIND]: [goalIdsUnique, goalTargetExclusive, tenantNeedsPossibility, skillIdsUnique],
+  [AGENT_KIND]: [goalIdsUnique, goalTargetExclusive, tenantNeedsPossibility, skillIdsUnique, blueprintHasGoals, skillsHaveExamples],
 };

@@ -1,0 +1,48 @@
+import type { Paint } from './render/code-frame.js';
+import { renderGithub } from './render/github.js';
+import { renderJson } from './render/json.js';
+import { renderJunit } from './render/junit.js';
+import type { Report } from './render/report.js';
+import { renderSarif } from './render/sarif.js';
+import { renderStylish, type SourceLookup } from './render/stylish.js';
+
+/** The report formats `--format` accepts. */
+export const FORMATS = ['stylish', 'json', 'sarif', 'github', 'junit'] as const;
+export type FormatName = (typeof FORMATS)[number];
+
+/** One `--format name[=path]`: where a report goes; no path means the terminal. */
+export interface FormatSpec {
+  name: FormatName;
+  path?: string;
+}
+
+/** Parses `--format` values; throws a message for an unknown name. */
+export function parseFormatSpecs(values: readonly string[] | undefined): FormatSpec[] {
+  if (values === undefined || values.length === 0) return [{ name: 'stylish' }];
+  return values.map((value) => {
+    const eq = value.indexOf('=');
+    const name = eq < 0 ? value : value.slice(0, eq);
+    const path = eq < 0 ? undefined : value.slice(eq + 1);
+    if (!(FORMATS as readonly string[]).includes(name)) throw new Error(`unknown format \`${name}\`, expected one of ${FORMATS.join(', ')}`);
+    if (path === '') throw new Error(`--format ${name}= needs a file path after \`=\``);
+    return path === undefined ? { name: name as FormatName } : { name: name as FormatName, path };
+  });
+}
+
+/** Renders one format. Stylish shows code frames and uses colour when the paint allows it. */
+export function renderFormat(name: FormatName, report: Report, sources: SourceLookup, paint: Paint): string {
+  switch (name) {
+    case 'stylish': {
+      const body = renderStylish(report.diagnostics, sources, paint);
+      return body === '' ? '' : `${body}\n\n`;
+    }
+    case 'json':
+      return renderJson(report);
+    case 'sarif':
+      return renderSarif(report);
+    case 'github':
+      return renderGithub(report);
+    case 'junit':
+      return renderJunit(report);
+  }
+}

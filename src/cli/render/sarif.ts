@@ -1,0 +1,67 @@
+import { catalogue, type CatalogueEntry } from '../../diagnostics/catalogue.js';
+import type { Diagnostic, Range, Severity } from '../../diagnostics/diagnostic.js';
+import { fingerprintOf } from '../../suppress/fingerprint.js';
+import type { Report } from './report.js';
+
+const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
+const codes = Object.keys(catalogue);
+
+/** SARIF 2.1.0: every catalogue code as a rule, every finding as a result with a stable partial fingerprint. */
+export function renderSarif(report: Report): string {
+  const log = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'knoc',
+            version: report.knocVersion,
+            informationUri: 'https://knoc.dev',
+            rules: codes.map((code) => rule(code, (catalogue as Record<string, CatalogueEntry>)[code]!)),
+          },
+        },
+        columnKind: 'utf16CodeUnits',
+        results: report.diagnostics.map(result),
+      },
+    ],
+  };
+  return `${JSON.stringify(log, null, 2)}\n`;
+}
+
+function rule(code: string, entry: CatalogueEntry) {
+  return {
+    id: code,
+    name: entry.title.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : '')).replace(/^./, (c) => c.toUpperCase()),
+    shortDescription: { text: entry.title },
+    fullDescription: { text: entry.explanation },
+    help: { text: entry.hint ?? entry.explanation },
+    defaultConfiguration: { level: LEVEL[entry.severity] },
+  };
+}
+
+function result(d: Diagnostic) {
+  const index = codes.indexOf(d.code);
+  return {
+    ruleId: d.code,
+    ...(index >= 0 ? { ruleIndex: index } : {}),
+    level: LEVEL[d.severity],
+    message: { text: d.hint ? `${d.message}\nHint: ${d.hint}` : d.message },
+    ...(d.file !== undefined ? { locations: [location(d.file, d.range)] } : {}),
+    ...(d.related?.length
+      ? { relatedLocations: d.related.map((r, id) => ({ id, ...location(r.file, r.range), message: { text: r.message } })) }
+      : {}),
+    partialFingerprints: { 'knoc/v1': fingerprintOf(d) },
+  };
+}
+
+function location(file: string, range: Range | undefined) {
+  return {
+    physicalLocation: {
+      artifactLocation: { uri: encodeURI(file), uriBaseId: '%SRCROOT%' },
+      ...(range
+        ? { region: { startLine: range.start.line, startColumn: range.start.column, endLine: range.end.line, endColumn: Math.max(range.end.column, range.start.column) } }
+        : {}),
+    },
+  };
+}

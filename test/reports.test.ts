@@ -1,0 +1,209 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/run-cli.js';
+import { sarifSchemaErrors } from './support/sarif-schema.js';
+import { copyRepo, repoRoot } from './support/temp-repo.js';
+
+const happy = path.join(repoRoot, 'test', 'fixtures', 'build', 'happy');
+
+/** A copy of the happy fixture with one error (a misspelled domain) and one warning (a skill without examples). */
+function brokenRepo(): string {
+  const root = copyRepo(happy);
+  const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('domains: [schemas, api-surface]', 'domains: [schemaz, api-surface]').replace('      examples: ["Check the orders API for drift"]\n', ''));
+  return root;
+}
+
+interface Finding {
+  code: string;
+  file: string;
+  line: number;
+  column: number;
+}
+const key = (f: Finding) => `${f.code} ${f.file}:${f.line}:${f.column}`;
+
+describe('reports in every format, from one run', () => {
+  let root: string;
+  let json: { summary: { errors: number; warnings: number; failed: boolean }; diagnostics: { code: string; file: string; range: { start: { line: number; column: number } } }[] };
+  let sarif: { runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; ruleIndex: number; partialFingerprints: Record<string, string>; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number } } }[] }[] }[] };
+  let github: string;
+  let junit: string;
+  let status: number | null;
+  let stderr: string;
+
+  beforeAll(() => {
+    root = brokenRepo();
+    const reports = path.join(root, 'reports');
+    const run = runCli(['check', '--root', root, '--format', 'stylish', '--format', `sarif=${reports}/knoc.sarif`, '--format', `json=${reports}/knoc.json`, '--format', `junit=${reports}/junit.xml`, '--format', 'github']);
+    status = run.status;
+    stderr = run.stderr;
+    github = run.stdout;
+    json = JSON.parse(readFileSync(path.join(reports, 'knoc.json'), 'utf8'));
+    sarif = JSON.parse(readFileSync(path.join(reports, 'knoc.sarif'), 'utf8'));
+    junit = readFileSync(path.join(reports, 'junit.xml'), 'utf8');
+  });
+
+  it('exits 1 and prints stylish to stderr', () => {
+    expect(status).toBe(1);
+    expect(stderr).toContain('content/agent-blueprints/drift-sentinel.kno:15:15  error  KNO3001');
+    expect(stderr).toContain('warning  KNO2051');
+  });
+
+  it('writes a JSON report that matches its documented schema', () => {
+    const schema = JSON.parse(readFileSync(path.join(repoRoot, 'docs', 'json-report.schema.json'), 'utf8'));
+    const validate = new Ajv2020({ strict: true }).compile(schema);
+    expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+    expect(json.summary).toMatchObject({ errors: 1, warnings: 1, failed: true });
+  });
+
+  it('writes SARIF 2.1.0 that passes the official schema, with rules and stable fingerprints', () => {
+    expect(sarifSchemaErrors(sarif)).toEqual([]);
+    const [run] = sarif.runs;
+    for (const result of run!.results) {
+      expect(run!.tool.driver.rules[result.ruleIndex]!.id).toBe(result.ruleId);
+      expect(result.partialFingerprints['knoc/v1']).toMatch(/^[0-9a-f]{32}$/);
+    }
+  });
+
+  it('carries the same findings in JSON, SARIF, GitHub annotations and JUnit', () => {
+    const fromJson = json.diagnostics.map((d) => key({ code: d.code, file: d.file, line: d.range.start.line, column: d.range.start.column })).sort();
+    const fromSarif = sarif.runs[0]!.results
+      .map((r) => {
+        const { artifactLocation, region } = r.locations[0]!.physicalLocation;
+        return key({ code: r.ruleId, file: artifactLocation.uri, line: region.startLine, column: region.startColumn });
+      })
+      .sort();
+    const fromGithub = github
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const match = /^::(error|warning|notice) (.*?)::(.*)$/.exec(line)!;
+        const props = Object.fromEntries(match[2]!.split(',').map((p) => p.split('=') as [string, string]));
+        return key({ code: decodeURIComponent(props.title!).split(' ')[0]!, file: props.file!, line: Number(props.line), column: Number(props.col) });
+      })
+      .sort();
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(junit);
+    const suites = [xml.testsuites.testsuite].flat();
+    const fromJunit = suites
+      .flatMap((s: { name: string; testcase: unknown }) => [s.testcase].flat().map((c) => ({ file: s.name, name: (c as { name: string }).name })))
+      .map(({ file, name }) => {
+        const [code, at] = name.split(' ');
+        const [line, column] = at!.split(':').map(Number);
+        return key({ code: code!, file, line: line!, column: column! });
+      })
+      .sort();
+    expect(fromJson).toHaveLength(2);
+    expect(fromSarif).toEqual(fromJson);
+    expect(fromGithub).toEqual(fromJson);
+    expect(fromJunit).toEqual(fromJson);
+    expect(xml.testsuites.failures).toBe('1');
+  });
+
+  it('keeps SARIF fingerprints stable when unrelated lines move the finding', () => {
+    const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('purpose:', '# a new comment line\n# and another\npurpose:'));
+    const again = JSON.parse(runCli(['check', '--root', root, '--format', 'sarif']).stdout) as typeof sarif;
+    const fingerprints = (log: typeof sarif) => log.runs[0]!.results.map((r) => r.partialFingerprints['knoc/v1']).sort();
+    expect(fingerprints(again)).toEqual(fingerprints(sarif));
+    expect(again.runs[0]!.results[0]!.locations[0]!.physicalLocation.region.startLine).not.toBe(sarif.runs[0]!.results[0]!.locations[0]!.physicalLocation.region.startLine);
+  });
+});
+
+describe('gating', () => {
+  /** The happy fixture plus one warning and no error. */
+  function warningRepo(): string {
+    const root = copyRepo(happy);
+    const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('      examples: ["Check the orders API for drift"]\n', ''));
+    return root;
+  }
+
+  it.each([
+    [[], 0],
+    [['--fail-severity', 'warning'], 1],
+    [['--max-warnings', '0'], 1],
+    [['--max-warnings', '1'], 0],
+  ])('a run with one warning and %j exits %i', (flags, code) => {
+    const run = runCli(['check', '--root', warningRepo(), ...flags]);
+    expect(run.status).toBe(code);
+    expect(run.stderr).toContain('KNO2051');
+  });
+
+  it('does not write dist/ when warnings fail the build', () => {
+    const root = warningRepo();
+    expect(runCli(['build', '--root', root, '--fail-severity', 'warning']).status).toBe(1);
+    expect(() => readFileSync(path.join(root, 'dist', 'manifest.json'))).toThrow();
+  });
+
+  it.each([
+    [['--fail-severity', 'info']],
+    [['--max-warnings', '-1']],
+    [['--format', 'sarif=']],
+  ])('rejects %j as a usage error (exit 2)', (flags) => {
+    expect(runCli(['check', '--root', happy, ...flags]).status).toBe(2);
+  });
+
+  it('prints only a one-line summary for a clean repository', () => {
+    const run = runCli(['check', '--root', happy]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; checked\n$/);
+  });
+
+  it('uses colour only when forced or on a TTY', () => {
+    const root = warningRepo();
+    expect(runCli(['check', '--root', root]).stderr).not.toContain('\u001b[');
+    expect(runCli(['check', '--root', root], { NO_COLOR: undefined, FORCE_COLOR: '1' }).stderr).toContain('\u001b[');
+  });
+});
+
+describe('suppressions', () => {
+  it('silences a finding with an inline comment that gives a reason, and reports unused ones', () => {
+    const root = brokenRepo();
+    const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8')
+        .replace('    domains: [schemaz, api-surface]', '    # knoc-disable-next-line KNO3001 -- the schemaz domain lands next week\n    domains: [schemaz, api-surface]')
+        .replace('    refresh: on-change', '    # knoc-disable-next-line KNO2006 -- nothing to silence here\n    refresh: on-change'),
+    );
+    const run = runCli(['check', '--root', root, '--format', 'json']);
+    const report = JSON.parse(run.stdout);
+    const codes = report.diagnostics.map((d: { code: string }) => d.code).sort();
+    expect(codes).toEqual(['KNO2051', 'KNO6002']);
+    expect(report.summary.suppressed).toBe(1);
+    expect(run.status).toBe(0);
+  });
+
+  it('accepts today\'s findings with --update-baseline, then fails only on new ones and reports stale entries', () => {
+    const root = brokenRepo();
+    const update = runCli(['check', '--root', root, '--update-baseline']);
+    expect(update.stderr).toContain('baseline written to knoc-baseline.json');
+    const baseline = JSON.parse(readFileSync(path.join(root, 'knoc-baseline.json'), 'utf8'));
+    expect(baseline.entries.map((e: { code: string }) => e.code).sort()).toEqual(['KNO2051', 'KNO3001']);
+
+    const accepted = runCli(['check', '--root', root]);
+    expect(accepted.status).toBe(0);
+    expect(accepted.stderr).toMatch(/0 errors, 0 warnings \(2 suppressed\)/);
+
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('lifecycle: bounded', 'lifecycle: bounde'));
+    const fresh = runCli(['check', '--root', root, '--format', 'json']);
+    expect(fresh.status).toBe(1);
+    expect(JSON.parse(fresh.stdout).diagnostics.map((d: { code: string; file: string }) => `${d.code} ${d.file}`)).toEqual(['KNO2006 content/agent-blueprints/schema-reviewer.kno']);
+
+    const sentinel = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(sentinel, readFileSync(sentinel, 'utf8').replace('schemaz', 'schemas'));
+    const stale = JSON.parse(runCli(['check', '--root', root, '--format', 'json']).stdout);
+    expect(stale.diagnostics.map((d: { code: string }) => d.code).sort()).toEqual(['KNO2006', 'KNO6003']);
+  });
+
+  it('reports a missing --baseline file instead of ignoring it', () => {
+    const run = runCli(['check', '--root', happy, '--baseline', 'nope.json']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('KNO6004');
+  });
+});
