@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import Ajv04 from 'ajv-draft-04';
+import ajvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 
@@ -12,9 +12,10 @@ export function sarifSchemaErrors(log: unknown): string[] {
     const require = createRequire(import.meta.url);
     const schemaPath = require.resolve('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json');
     const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as Record<string, unknown>;
-    const ajv = new Ajv04({ allErrors: true, strict: false, unicodeRegExp: false });
+    const ajv = new ajvDraft04.default({ allErrors: true, strict: false, unicodeRegExp: false });
     addFormats.default(ajv);
     validate = ajv.compile(schema);
   }
-  return validate(log) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  const check = validate;
+  return check(log) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
 }

@@ -33,5 +33,6 @@ function xml(text: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     // XML 1.0 cannot carry most control characters, even escaped.
+    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '\uFFFD');
 }
