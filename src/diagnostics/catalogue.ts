@@ -283,7 +283,7 @@ export const catalogue = {
     title: 'Malformed suppression',
     severity: 'error',
     message: 'The suppression comment {problem}, expected `# knoc-disable-next-line KNO1234 -- reason`.',
-    hint: 'Name one or more codes and give the reason after `--`, for example `# knoc-disable-next-line KNO3008 -- kept for the Q3 migration`.',
+    hint: 'Name one or more codes (`knoc explain` lists them) and give the reason after `--`, for example `# knoc-disable-next-line KNO3008 -- kept for the Q3 migration`.',
     explanation: 'Suppressions need accountability: every `knoc-disable-next-line` comment names the codes it silences and says why. A malformed one silences nothing.',
   },
   KNO6002: {

@@ -62,6 +62,7 @@ export function compile(input: CompileInput): CompileResult {
   diagnostics.push(...configDiagnostics);
   const sources = new Map([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])].map((f) => [f.path, f.text]));
   const baseline = input.baseline ? parseBaseline(input.baseline.text, input.baseline.path) : undefined;
+  if (input.baseline) sources.set(input.baseline.path, input.baseline.text);
   diagnostics.push(...(baseline?.diagnostics ?? []));
   const suppressor = createSuppressor(sources, baseline?.baseline && input.baseline ? { baseline: baseline.baseline, file: input.baseline.path } : undefined);
   /** Config severities first, then suppressions: what is left is what the author sees. */
@@ -82,20 +83,25 @@ export function compile(input: CompileInput): CompileResult {
 
   const ownSpecs = specs.filter((s) => s.source.origin !== 'builtin');
   const { symbols, diagnostics: bindDiagnostics } = bindSymbols([...content, ...ownSpecs]);
-  const complete = content.length === input.discovery.content.length && content.every((e) => e.schema && registry.lookup(e.schema.name, e.schema.version));
-  diagnostics.push(...bindDiagnostics, ...resolveReferences(symbols, { complete: Boolean(complete) }));
+  // An orphan domain is only certain when every content file was read as a valid entity.
+  const contentFiles = new Set(input.discovery.content.map((f) => f.path));
+  const complete = content.length === contentFiles.size && !diagnostics.some((d) => d.severity === 'error' && d.file !== undefined && contentFiles.has(d.file));
+  diagnostics.push(...bindDiagnostics, ...resolveReferences(symbols, { complete }));
 
   const settled = settle(diagnostics);
   diagnostics.length = 0;
   diagnostics.push(...settled);
   const broken = new Set(diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined).map((d) => d.file));
   const baseUrl = input.baseUrl ?? config.base_url;
+  // A broken config already has its own finding; a missing URL would only repeat it.
+  const quietAboutUrls = configDiagnostics.length > 0 && baseUrl === undefined;
+  const unlessConfigBroken = (found: Diagnostic[]) => (quietAboutUrls ? found.filter((d) => d.code !== 'KNO4001' && d.code !== 'KNO4002') : found);
   const published: PublishedCard[] = [];
   const publishedEntities = new Set<Entity>();
   for (const agent of symbols.ofKind(AGENT_KIND)) {
     if (broken.has(agent.source.path) || agent.data.visibility === 'private') continue;
     const { card, diagnostics: projection } = projectAgentCard(agent, { ...(baseUrl ? { baseUrl } : {}) });
-    diagnostics.push(...settle(projection));
+    diagnostics.push(...settle(unlessConfigBroken(projection)));
     if (!card) continue;
     const slug = stringField(agent.data, 'slug')!;
     published.push({ slug, path: cardPathOf(slug), card, sha256: sha256Hex(stableJson(card)) });
@@ -104,7 +110,7 @@ export function compile(input: CompileInput): CompileResult {
   published.sort((a, b) => (a.slug < b.slug ? -1 : 1));
 
   const fleet = projectFleetCard(published, config.fleet ?? {}, baseUrl, { file: input.config?.path ?? CONFIG_FILE, ...(configEntity ? { range: configEntity.locator.rangeOfMapping('') } : {}) });
-  diagnostics.push(...settle(fleet.diagnostics));
+  diagnostics.push(...settle(unlessConfigBroken(fleet.diagnostics)));
   const domainIndex = projectDomainIndex(symbols, publishedEntities);
   const domains = symbols.ofKind(DOMAIN_KIND);
   const sourceOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e.source.path]));

@@ -1,3 +1,4 @@
+import { lookupCode } from '../diagnostics/catalogue.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic, Range } from '../diagnostics/diagnostic.js';
 
@@ -34,8 +35,8 @@ export function parseInlineSuppressions(file: string, text: string): { suppressi
     const [codePart = '', ...reasonParts] = match[2]!.split('--');
     const codes = codePart.split(/[\s,]+/).filter(Boolean);
     const reason = reasonParts.join('--').trim();
-    const badCode = codes.find((c) => !/^KNO\d{4}$/.test(c));
-    const problem = codes.length === 0 ? 'names no code' : badCode !== undefined ? `names \`${badCode}\`, which is not a code` : reason === '' ? 'gives no reason' : undefined;
+    const badCode = codes.find((c) => lookupCode(c) === undefined);
+    const problem = codes.length === 0 ? 'names no code' : badCode !== undefined ? `names \`${badCode}\`, which is not a knoc diagnostic code` : reason === '' ? 'gives no reason' : undefined;
     if (problem !== undefined) diagnostics.push(createDiagnostic('KNO6001', { problem }, { file, range }));
     else suppressions.push({ file, line: index + 1, range, codes, used: new Set() });
   });

@@ -1,6 +1,6 @@
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { Baseline, BaselineEntry } from './baseline.js';
+import { rangeInText, type Baseline, type BaselineEntry } from './baseline.js';
 import { fingerprintOf } from './fingerprint.js';
 import { parseInlineSuppressions, type InlineSuppression } from './inline.js';
 
@@ -58,7 +58,12 @@ export function createSuppressor(sources: ReadonlyMap<string, string>, baseline?
       for (const s of [...inline.values()].flat()) {
         for (const code of s.codes.filter((c) => !s.used.has(c))) out.push(createDiagnostic('KNO6002', { code }, { file: s.file, range: s.range }));
       }
-      for (const entry of [...accepted.values()].flat()) out.push(createDiagnostic('KNO6003', { code: entry.code, file: entry.file }, { file: baseline!.file }));
+      for (const entry of [...accepted.values()].flat()) {
+        const text = baseline!.baseline.text ?? '';
+        const index = text.indexOf(entry.fingerprint);
+        const range = index >= 0 ? rangeInText(text, index, entry.fingerprint.length) : undefined;
+        out.push(createDiagnostic('KNO6003', { code: entry.code, file: entry.file }, { file: baseline!.file, ...(range ? { range } : {}) }));
+      }
       return out;
     },
   };

@@ -25,9 +25,20 @@ type SchemaLike = { title?: unknown; description?: unknown; properties?: unknown
 export function mapAjvErrors(errors: readonly ErrorObject[], entity: Entity, options: MapOptions = {}): Diagnostic[] {
   const alternatives = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath + '/');
   const kept = errors.filter((e) => !alternatives.some((prefix) => e.schemaPath.startsWith(prefix)));
+  // `titel` next to a missing `title` is one mistake: report the misspelling, not the absence.
+  const missing = new Set(kept.filter((e) => e.keyword === 'required').map((e) => `${e.instancePath}/${String((e.params as { missingProperty?: unknown }).missingProperty)}`));
+  const misspelled = new Set<string>();
+  for (const e of kept) {
+    if (e.keyword !== 'additionalProperties') continue;
+    const property = String((e.params as { additionalProperty?: unknown }).additionalProperty);
+    const parent = isRecord(e.parentSchema) && isRecord(e.parentSchema.properties) ? Object.keys(e.parentSchema.properties) : [];
+    const suggestion = suggestClosest(property, parent);
+    if (suggestion !== undefined && missing.has(`${e.instancePath}/${suggestion}`)) misspelled.add(`${e.instancePath}/${suggestion}`);
+  }
   const seen = new Set<string>();
   const diagnostics: Diagnostic[] = [];
   for (const error of kept) {
+    if (error.keyword === 'required' && misspelled.has(`${error.instancePath}/${String((error.params as { missingProperty?: unknown }).missingProperty)}`)) continue;
     const diagnostic = mapAjvError(error, entity, options);
     const key = `${diagnostic.code}\u0000${diagnostic.pointer ?? ''}\u0000${diagnostic.message}`;
     if (seen.has(key)) continue;
@@ -64,7 +75,7 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
           range: entity.locator.rangeOf(propertyPointer, 'key'),
           hint:
             suggestion !== undefined
-              ? `Did you mean \`${suggestion}\`?`
+              ? `Did you mean \`${suggestion}\`?${Array.isArray((schema as { required?: unknown }).required) && ((schema as { required: unknown[] }).required).includes(suggestion) && !Object.hasOwn(isRecord(error.data) ? error.data : {}, suggestion) ? ` \`${suggestion}\` is required and missing.` : ''}`
               : pointer === '' && options.allowsPrivateKeys !== false
                 ? undefined
                 : `Remove \`${property}\`; ${what} allows only the properties listed.`,
@@ -73,11 +84,17 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
     }
     case 'type': {
       const types = String(params.type).split(',');
-      const title = typeof schema.title === 'string' && types.length === 1 ? schema.title : undefined;
-      const expected = title !== undefined ? `${article(title)} ${title} (${describeSchemaType(types[0]!)})` : types.map(describeSchemaType).join(' or ');
+      // A title names what a string means ("an absolute URL"); for other types the type itself says enough.
+      const title = typeof schema.title === 'string' && types.length === 1 && types[0] === 'string' ? schema.title : undefined;
+      const expected = title !== undefined ? `${article(title)} ${title} (a string)` : types.map(describeSchemaType).join(' or ');
       const quotable = types.includes('string') && (typeof error.data === 'number' || typeof error.data === 'boolean');
-      const written = quotable ? entity.source.text.slice(...offsets(entity, pointer)) : '';
-      return createDiagnostic('KNO2005', { what: capitalize(what), found: describeType(error.data), expected }, { ...at(), ...(quotable ? { hint: `Quote it to keep it a string: \`"${written}"\`.` } : {}) });
+      const written = entity.source.text.slice(...offsets(entity, pointer));
+      const hint = quotable
+        ? `Quote it to keep it a string: \`"${written}"\`.`
+        : types.includes('array') && !Array.isArray(error.data) && error.data !== null && typeof error.data !== 'object'
+          ? `Write it as a list: \`[${written}]\`.`
+          : undefined;
+      return createDiagnostic('KNO2005', { what: capitalize(what), found: describeType(error.data), expected }, { ...at(), ...(hint ? { hint } : {}) });
     }
     case 'enum':
     case 'const': {

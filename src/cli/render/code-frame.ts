@@ -15,6 +15,7 @@ export interface Paint {
  */
 export function codeFrame(text: string, range: Range, paint: Paint, context = 1): string {
   const lines = text.split(/\r?\n/);
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   const first = Math.max(1, range.start.line - context);
   const last = Math.min(lines.length, range.start.line + context);
   const width = String(last).length;
