@@ -101,3 +101,11 @@ describe('knoc CLI (real process)', () => {
     expect(explain.stdout).toMatch(/^KNO3001: Unknown perception domain \(error\)/);
   });
 });
+
+describe('internal failures', () => {
+  it('rejects a --root that is not a directory as a usage error', () => {
+    const run = runCli(['check', '--root', path.join(happy, 'knoc.config.yaml')]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/--root must be a directory/);
+  });
+});

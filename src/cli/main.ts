@@ -1,8 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { build, type BuildResult } from '../pipeline/build.js';
 import { catalogue, lookupCode } from '../diagnostics/catalogue.js';
+import { formatTemplate } from '../diagnostics/create.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { choosePaint } from './paint.js';
 import { parseFormatSpecs, renderFormat, type FormatSpec } from './formats.js';
@@ -36,7 +37,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`knoc: ${(error as Error).message}\nRun \`knoc --help\` for usage.\n`);
       return EXIT.usage;
     }
-    process.stderr.write(`knoc: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // A bug, never the author's fault: say so, with what a report needs.
+    const detail = error instanceof Error ? error.message : String(error);
+    const entry = catalogue.KNO9001;
+    process.stderr.write(`knoc: error KNO9001 ${formatTemplate(entry.message, { detail })}\n  hint: ${entry.hint}\n`);
+    if (process.env.KNOC_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     return EXIT.usage;
   }
 }
@@ -77,6 +82,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     throw new UsageError((error as Error).message);
   }
   if (values['base-url'] !== undefined && !/^https?:\/\/[^\s/]+/.test(values['base-url'])) throw new UsageError(`--base-url must be an absolute http(s) URL, got \`${values['base-url']}\``);
+  if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   const failSeverity = values['fail-severity'] ?? 'error';
   if (failSeverity !== 'error' && failSeverity !== 'warning') throw new UsageError(`--fail-severity must be \`error\` or \`warning\`, got \`${failSeverity}\``);
   const maxWarnings = values['max-warnings'] === undefined ? undefined : Number(values['max-warnings']);
@@ -158,6 +164,14 @@ function relativeOut(result: BuildResult): string {
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function isParseArgsError(error: unknown): boolean {

@@ -311,8 +311,8 @@ export const catalogue = {
     title: 'Internal error',
     severity: 'error',
     message: 'knoc failed unexpectedly: {detail}.',
-    hint: 'This is a bug in knoc; please report it with the file that triggered it.',
-    explanation: 'An invariant inside knoc broke. The input may be unusual, but this is never the author’s fault.',
+    hint: 'This is a bug in knoc; please report it with the file that triggered it (set KNOC_DEBUG=1 for a stack trace).',
+    explanation: 'An invariant inside knoc broke. The input may be unusual, but this is never the author’s fault. The run exits with code 2 and writes nothing.',
   },
 } as const satisfies Record<string, CatalogueEntry>;
 
