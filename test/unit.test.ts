@@ -104,10 +104,23 @@ describe('parseFile', () => {
     ['- 1\n', 'KNO1003', 1, 1],
     ['a: !!js/function "x"\n', 'KNO1001', 1, 4],
     ['a:\n\tb: 1\n', 'KNO1001', 2, 1],
+    ['a: 1\nb: .inf\n', 'KNO1001', 2, 4],
+    ['a: 1e400\n', 'KNO1001', 1, 4],
+    ['p: &a { self: *a }\n', 'KNO1001', 1, 15],
+    ['t: &a [ *a ]\n', 'KNO1001', 1, 9],
+    ['a: 1\n? [a, b]\n: x\n', 'KNO1006', 2, 3],
+    ['a: 1\n~: 1\n', 'KNO1006', 2, 1],
+    ['r: !!omap [{a: 1}]\n', 'KNO1001', 1, 4],
   ])('%j gives %s at %i:%i', (text, code, line, column) => {
     const { entity, diagnostics } = parseFile(source(text));
     expect(entity).toBeUndefined();
     expect(diagnostics[0]).toMatchObject({ code, file: 'content/x.kno', range: { start: { line, column } } });
+  });
+
+  it('accepts ordinary anchors and aliases', () => {
+    const { entity, diagnostics } = parseFile(source('ok: &x 1\nalso: *x\n'));
+    expect(diagnostics).toEqual([]);
+    expect(entity!.data).toEqual({ ok: 1, also: 1 });
   });
 
   it('keeps positions: a pointer maps to its node, a missing one to the nearest ancestor', () => {

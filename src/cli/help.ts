@@ -6,6 +6,8 @@ Usage: knoc <command> [options]
 Commands:
   build      validate, check references and write cards and indexes to dist/
   check      everything build does except writing
+  watch      build, then rebuild on every change
+  verify     prove an output folder is one complete build (sha256 of every file)
   explain    describe a diagnostic code (knoc explain KNO3001)
 
 Options:
@@ -36,10 +38,20 @@ Options:
   --update-baseline       record today's findings in the baseline file
   -q, --quiet             report errors only
 
+Content addressing:
+  --cache-dir DIR         where parsed files are cached by content (default: node_modules/.cache/knoc)
+  --no-cache              parse everything again and keep no cache
+  --check                 write nothing; exit 1 naming every file in dist/ that differs
+                          from what the sources produce (for repositories that commit dist/)
+  --explain               say which inputs were parsed or came from the cache, and why each
+                          output was rewritten
+  --verify-determinism    build twice from scratch and compare every byte
+
 Examples:
   knoc build
   knoc build --root ./agents --base-url https://agents.example.org
   knoc build --format stylish --format sarif=reports/knoc.sarif
+  knoc build --check         # in CI, when dist/ is committed
 `,
   check: `Usage: knoc check [options]
 
@@ -67,6 +79,26 @@ Examples:
   knoc check --format json > knoc-report.json
   knoc check --format github --format sarif=knoc.sarif --fail-severity warning
   knoc check --update-baseline      # accept today's findings; later runs fail on new ones only
+`,
+  verify: `Usage: knoc verify [DIR] [--root DIR]
+
+Recomputes the sha256 and size of every file in the output folder (default: the
+build's output folder, dist) and compares them with its manifest.json. Exits 0 when
+the folder is exactly one complete build, 1 (KNO5004) naming every file that is
+missing, changed or unlisted.
+
+Examples:
+  knoc verify
+  knoc verify public/agents
+`,
+  watch: `Usage: knoc watch [--root DIR] [--out DIR] [--base-url URL]
+
+Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change. Parsed
+files stay cached in memory, so an edit re-parses only the files it touched.
+Stop with Ctrl-C.
+
+Example:
+  knoc watch
 `,
   explain: `Usage: knoc explain [CODE]
 

@@ -1,7 +1,10 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { build, type BuildResult } from '../pipeline/build.js';
+import { build, verify, type BuildResult } from '../pipeline/build.js';
+import type { RebuildExplanation } from '../pipeline/explain.js';
+import { watch } from '../pipeline/watch.js';
+import { renderStylish } from './render/stylish.js';
 import { catalogue, lookupCode } from '../diagnostics/catalogue.js';
 import { formatTemplate } from '../diagnostics/create.js';
 import { KNOC_VERSION } from '../model/version.js';
@@ -24,6 +27,11 @@ const buildOptions = {
   'max-warnings': { type: 'string' },
   baseline: { type: 'string' },
   'update-baseline': { type: 'boolean' },
+  'cache-dir': { type: 'string' },
+  'no-cache': { type: 'boolean' },
+  check: { type: 'boolean' },
+  explain: { type: 'boolean' },
+  'verify-determinism': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -63,6 +71,11 @@ async function run(argv: readonly string[]): Promise<number> {
       return runBuild(command, rest);
     case 'explain':
       return runExplain(rest);
+    case 'verify':
+    case 'verify-manifest':
+      return runVerify(rest);
+    case 'watch':
+      return runWatch(rest);
     default:
       throw new UsageError(`unknown command \`${command}\``);
   }
@@ -88,8 +101,12 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   const maxWarnings = values['max-warnings'] === undefined ? undefined : Number(values['max-warnings']);
   if (maxWarnings !== undefined && (!Number.isInteger(maxWarnings) || maxWarnings < 0)) throw new UsageError(`--max-warnings must be a whole number of 0 or more, got \`${values['max-warnings']}\``);
 
+  if (command === 'check' && (values.check || values.explain || values['verify-determinism'])) throw new UsageError('--check, --explain and --verify-determinism go with `knoc build`');
   const result = await build({
     write: command === 'build',
+    ...(values['no-cache'] ? { cacheDir: false as const } : values['cache-dir'] !== undefined ? { cacheDir: values['cache-dir'] } : {}),
+    ...(values.check ? { checkOutputs: true } : {}),
+    ...(values['verify-determinism'] ? { verifyDeterminism: true } : {}),
     failSeverity,
     ...(maxWarnings !== undefined ? { maxWarnings } : {}),
     ...(values.root !== undefined ? { root: values.root } : {}),
@@ -98,11 +115,12 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
     ...(values['update-baseline'] ? { updateBaseline: true } : {}),
   });
-  await report(result, command, formats, { quiet: values.quiet === true, failSeverity });
+  await report(result, command, formats, { quiet: values.quiet === true, failSeverity, checkOutputs: values.check === true });
+  if (values.explain) process.stdout.write(renderExplanation(result.explanation, result.cacheMiss));
   return result.failed ? EXIT.findings : EXIT.ok;
 }
 
-async function report(result: BuildResult, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning' }): Promise<void> {
+async function report(result: BuildResult, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning'; checkOutputs?: boolean }): Promise<void> {
   const diagnostics = options.quiet ? result.diagnostics.filter((d) => d.severity === 'error') : result.diagnostics;
   const data: Report = {
     diagnostics,
@@ -133,12 +151,71 @@ async function report(result: BuildResult, command: 'build' | 'check', formats: 
   const outcome =
     command === 'check'
       ? 'checked'
-      : result.written
+      : options.checkOutputs
+        ? result.failed ? 'output is stale' : 'output is up to date'
+        : result.written
         ? `wrote ${relativeOut(result)} (${result.written.written.length} changed, ${result.written.unchanged.length} unchanged, ${result.written.removed.length} removed)`
         : `nothing written`;
   const baseline = result.baselineWritten ? `; baseline written to ${result.baselineWritten}` : '';
   const line = `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${outcome}${baseline}`;
   if (!options.quiet || result.failed) process.stderr.write(`${result.failed ? paint.red(line) : line}\n`);
+}
+
+async function runVerify(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...args], options: { root: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  if (values.help) {
+    process.stdout.write(commandHelp('verify')!);
+    return EXIT.ok;
+  }
+  if (positionals.length > 1) throw new UsageError(`unexpected argument \`${positionals[1]}\``);
+  const result = await verify({ ...(values.root !== undefined ? { root: values.root } : {}), ...(positionals[0] !== undefined ? { out: path.resolve(positionals[0]) } : {}) });
+  const paint = choosePaint(process.stderr, process.env);
+  if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, () => undefined, paint)}\n\n`);
+  const ok = result.diagnostics.length === 0;
+  process.stderr.write(ok ? `${result.files} files match manifest.json; ${result.outDir} is one complete build\n` : paint.red(`${plural(result.diagnostics.length, 'problem')} in ${result.outDir}\n`));
+  return ok ? EXIT.ok : EXIT.findings;
+}
+
+async function runWatch(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...args], options: { root: { type: 'string' }, out: { type: 'string' }, 'base-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  if (values.help) {
+    process.stdout.write(commandHelp('watch')!);
+    return EXIT.ok;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\``);
+  if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
+  const paint = choosePaint(process.stderr, process.env);
+  const stop = await watch({
+    ...(values.root !== undefined ? { root: values.root } : {}),
+    ...(values.out !== undefined ? { out: values.out } : {}),
+    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+    onBuild: (result) => {
+      const shown = result.diagnostics;
+      if (shown.length > 0) process.stderr.write(`${renderStylish(shown, (file) => result.sources.get(file), paint)}\n\n`);
+      const what = result.written ? `${result.written.written.length} changed` : 'nothing written';
+      process.stderr.write(`${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')} in ${Math.round(result.durationMs)} ms; ${what}. Watching for changes...\n`);
+    },
+  });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  stop();
+  return EXIT.ok;
+}
+
+function renderExplanation(explanation: RebuildExplanation, cacheMiss: string | undefined): string {
+  const lines = ['Inputs:'];
+  if (cacheMiss && cacheMiss !== 'absent') lines.push(`  (the cache was ${cacheMiss} and was dropped)`);
+  for (const input of explanation.inputs) lines.push(`  ${input.cache === 'hit' ? 'cache hit ' : 'parsed    '}  ${input.path}`);
+  lines.push('Outputs:');
+  const unchanged = explanation.outputs.filter((o) => o.status === 'unchanged').length;
+  for (const output of explanation.outputs.filter((o) => o.status !== 'unchanged')) {
+    const because = output.changedInputs.length > 0 ? ` <- ${output.changedInputs.join(', ')}` : output.status === 'written' ? ' <- new or changed output' : '';
+    lines.push(`  ${output.status.padEnd(9)}  ${output.path}${because}`);
+  }
+  lines.push(`  ${unchanged} unchanged`);
+  return `${lines.join('\n')}\n`;
 }
 
 function runExplain(args: readonly string[]): number {

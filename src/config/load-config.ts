@@ -21,23 +21,30 @@ export interface LoadedConfig {
   entity?: Entity;
 }
 
+/** Validates a parsed knoc.config.yaml; every problem is KNO2040. */
+export function validateConfigEntity(entity: Entity): Diagnostic[] {
+  validateConfig ??= createAjv().compile(configSchema);
+  if (validateConfig(entity.data)) return [];
+  return mapAjvErrors(validateConfig.errors ?? [], entity, { rootName: CONFIG_FILE, allowsPrivateKeys: false }).map((d) =>
+    createDiagnostic('KNO2040', { detail: d.message }, { file: entity.source.path, ...(d.range ? { range: d.range } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}), ...(d.hint ? { hint: d.hint } : {}) }),
+  );
+}
+
 /**
- * Parses and validates knoc.config.yaml; a missing file is an empty config.
- * A setting with a problem is reported (KNO2040) and dropped; the valid ones
- * still apply, so one typo does not cascade into unrelated findings.
+ * The settings that apply: a setting with a problem is reported and dropped,
+ * the valid ones still apply, so one typo does not cascade into unrelated findings.
  */
+export function settingsFrom(entity: Entity | undefined, diagnostics: readonly Diagnostic[]): KnocConfig {
+  if (!entity) return {};
+  const broken = new Set(diagnostics.map((d) => splitPointer(d.pointer ?? '')[0]).filter((k): k is string => k !== undefined));
+  return Object.fromEntries(Object.entries(entity.data).filter(([key]) => !broken.has(key))) as KnocConfig;
+}
+
+/** Parses and validates knoc.config.yaml in one step; a missing or empty file is an empty config. */
 export function loadConfig(source: SourceFile | undefined): LoadedConfig {
   if (source === undefined || source.text.trim() === '') return { config: {}, diagnostics: [] };
   const parsed = parseFile(source);
   if (!parsed.entity) return { config: {}, diagnostics: parsed.diagnostics };
-  const entity = parsed.entity;
-  validateConfig ??= createAjv().compile(configSchema);
-  if (validateConfig(entity.data)) return { config: entity.data as KnocConfig, diagnostics: [], entity };
-  const mapped = mapAjvErrors(validateConfig.errors ?? [], entity, { rootName: CONFIG_FILE, allowsPrivateKeys: false });
-  const diagnostics = mapped.map((d) =>
-    createDiagnostic('KNO2040', { detail: d.message }, { file: source.path, ...(d.range ? { range: d.range } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}), ...(d.hint ? { hint: d.hint } : {}) }),
-  );
-  const broken = new Set(mapped.map((d) => splitPointer(d.pointer ?? '')[0]).filter((k): k is string => k !== undefined));
-  const config = Object.fromEntries(Object.entries(entity.data).filter(([key]) => !broken.has(key))) as KnocConfig;
-  return { config, diagnostics, entity };
+  const diagnostics = validateConfigEntity(parsed.entity);
+  return { config: settingsFrom(parsed.entity, diagnostics), diagnostics, entity: parsed.entity };
 }

@@ -56,6 +56,13 @@ export const catalogue = {
     hint: 'Check that the path is a regular, readable file.',
     explanation: 'knoc could not read the bytes of a discovered file, for example because of permissions.',
   },
+  KNO1006: {
+    title: 'Key that is not a name',
+    severity: 'error',
+    message: 'A mapping key is empty or a collection, expected a plain name such as `title`.',
+    hint: 'Write the key as a plain word; YAML complex keys (`? [a, b]`) and null keys (`~:`) have no place in a .kno file.',
+    explanation: 'JSON, and so every card and digest knoc produces, only has string keys. A key that is a list, a mapping or null would be silently turned into text, so knoc rejects it.',
+  },
   KNO2001: {
     title: 'Missing `$schema`',
     severity: 'error',
@@ -265,6 +272,20 @@ export const catalogue = {
     hint: 'Set `base_url: https://agents.example.org` in knoc.config.yaml.',
     explanation: 'The fleet card at /.well-known/agent-card.json is itself an A2A v1.0 card and needs an interface URL.',
   },
+  KNO4003: {
+    title: 'Card would not be valid A2A',
+    severity: 'error',
+    message: 'Agent `{slug}` would get a card without {fields}, which A2A v1.0 requires.',
+    hint: 'Add the missing fields to the blueprint; a repository spec that overrides `agent-blueprint` must still require them.',
+    explanation: 'knoc never publishes a card that breaks A2A v1.0. The built-in schema guarantees the required fields; a repository’s own spec may not, so projection checks them again.',
+  },
+  KNO4004: {
+    title: 'Slug unsafe as a path',
+    severity: 'error',
+    message: 'Agent slug `{slug}` cannot name an output path, expected kebab-case letters and digits.',
+    hint: 'Use a slug such as `drift-sentinel`; slugs become folder names under dist/agents/.',
+    explanation: 'Each card is written to dist/agents/<slug>/. A slug with dots, slashes or other characters could escape that folder or collide with another file, so it is refused before any path is built.',
+  },
   KNO5001: {
     title: 'Output cannot be written',
     severity: 'error',
@@ -278,6 +299,27 @@ export const catalogue = {
     message: 'The output folder `{out}` {reason}.',
     hint: 'Choose an output folder such as `dist` outside content/ and specs/.',
     explanation: 'knoc replaces its output folder as a whole, so it refuses folders that hold sources or the repository itself.',
+  },
+  KNO5003: {
+    title: 'Stale output',
+    severity: 'error',
+    message: 'Output `{path}` {state}, expected it to match what the sources produce.',
+    hint: 'Run `knoc build` and commit or deploy the new output.',
+    explanation: '`knoc build --check` compiles in memory and compares with the output folder, for repositories that commit or deploy dist/. Any difference means the published output no longer matches the sources.',
+  },
+  KNO5004: {
+    title: 'Output does not match its manifest',
+    severity: 'error',
+    message: 'Output `{path}` {state}.',
+    hint: 'Rebuild with `knoc build`; if the folder was copied or deployed, copy it again as a whole.',
+    explanation: '`knoc verify` recomputes the sha256 and size of every file in the output folder and compares them with manifest.json. A difference means the folder was changed after knoc wrote it, or only partly copied.',
+  },
+  KNO5005: {
+    title: 'Nondeterministic output',
+    severity: 'error',
+    message: 'Output `{path}` differs between two builds of the same sources.',
+    hint: 'This is a bug in knoc or in a spec that injects varying data; please report it with the sources.',
+    explanation: '`knoc build --verify-determinism` compiles twice from scratch, without the cache, and compares every byte. Any difference breaks content addressing.',
   },
   KNO6001: {
     title: 'Malformed suppression',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
 
 /** What a publish did to the output folder. */
@@ -18,7 +19,7 @@ const OLD = '.knoc-old-';
  * (unchanged files hard-linked, so their mtimes stay) and swapped in by rename.
  * When every byte is already in place, nothing is touched.
  */
-export async function writeOutputs(outDir: string, outputs: readonly PlannedOutput[]): Promise<WriteReport> {
+export async function writeOutputs(outDir: string, outputs: readonly PlannedOutput[], published?: ReadonlyMap<string, string>): Promise<WriteReport> {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   await recoverInterruptedSwap(outDir);
@@ -28,7 +29,10 @@ export async function writeOutputs(outDir: string, outputs: readonly PlannedOutp
   report.removed = existing.filter((p) => !planned.has(p));
   const same = new Set<string>();
   for (const output of outputs) {
-    if (await hasBytes(path.join(outDir, output.path), output.bytes)) same.add(output.path);
+    const file = path.join(outDir, output.path);
+    // The previous manifest vouches for a file's hash; its size on disk guards against a truncated or replaced file.
+    const vouched = published?.get(output.path) === output.sha256 ? await hasSize(file, output.size) : await hasBytes(file, output.bytes);
+    if (vouched) same.add(output.path);
   }
   for (const output of outputs) (same.has(output.path) ? report.unchanged : report.written).push(output.path);
   if (report.written.length === 0 && report.removed.length === 0) return report;
@@ -88,27 +92,20 @@ function confined(root: string, relative: string): string {
   return target;
 }
 
-async function listFiles(dir: string, prefix = ''): Promise<string[]> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const files: string[] = [];
-  for (const entry of entries) {
-    const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-    if (entry.isDirectory()) files.push(...(await listFiles(path.join(dir, entry.name), relative)));
-    else files.push(relative);
-  }
-  return files.sort();
-}
-
 async function hasBytes(file: string, bytes: Buffer): Promise<boolean> {
   try {
     const info = await stat(file);
     if (!info.isFile() || info.size !== bytes.length) return false;
     return (await readFile(file)).equals(bytes);
+  } catch {
+    return false;
+  }
+}
+
+async function hasSize(file: string, size: number): Promise<boolean> {
+  try {
+    const info = await stat(file);
+    return info.isFile() && info.size === size;
   } catch {
     return false;
   }

@@ -1,4 +1,4 @@
-import type { Locator } from '../parse/locator.js';
+import type { Locate } from '../parse/locator.js';
 import type { SourceFile } from './source-file.js';
 
 /** A parsed `$schema` value such as `agent-blueprint@0.2.0`. */
@@ -14,7 +14,7 @@ export type EntityData = Record<string, unknown>;
 export interface Entity {
   source: SourceFile;
   data: EntityData;
-  locator: Locator;
+  locator: Locate;
   /** From `$schema`; undefined when missing or malformed. */
   schema?: SchemaRef;
   /** Content digest: sha256 of the RFC 8785 canonical JSON of `data`. */

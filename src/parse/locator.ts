@@ -18,12 +18,49 @@ export function joinPointer(segments: readonly (string | number)[]): string {
   return segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
+/** Anything that can place a JSON pointer in a source file. */
+export interface Locate {
+  rangeOfOffsets(start: number, end: number): Range;
+  rangeOf(pointer: string, target?: Target): Range;
+  rangeOfMapping(pointer: string): Range;
+}
+
+/**
+ * A locator that parses its text only when first asked: entities restored from
+ * the cache carry one, so a build that needs no position in them parses no YAML.
+ */
+export class LazyLocator implements Locate {
+  private inner: Locator | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly parse: (text: string) => Locator,
+  ) {}
+
+  rangeOfOffsets(start: number, end: number): Range {
+    return this.locator().rangeOfOffsets(start, end);
+  }
+
+  rangeOf(pointer: string, target: Target = 'value'): Range {
+    return this.locator().rangeOf(pointer, target);
+  }
+
+  rangeOfMapping(pointer: string): Range {
+    return this.locator().rangeOfMapping(pointer);
+  }
+
+  private locator(): Locator {
+    this.inner ??= this.parse(this.text);
+    return this.inner;
+  }
+}
+
 /**
  * Maps JSON pointers to source ranges in one parsed YAML document. A pointer
  * that does not exist falls back to its nearest existing ancestor, so a
  * diagnostic always lands on a real line.
  */
-export class Locator {
+export class Locator implements Locate {
   constructor(
     private readonly doc: Document.Parsed,
     private readonly lineCounter: LineCounter,

@@ -5,8 +5,8 @@ import type { Entity, SchemaRef } from '../model/entity.js';
 import { digestOf } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
 import type { SourceFile } from '../model/source-file.js';
-import { findDuplicateKeys } from './duplicate-keys.js';
-import { Locator } from './locator.js';
+import { findDuplicateKeys, findUnrepresentableValues } from './duplicate-keys.js';
+import { LazyLocator, Locator } from './locator.js';
 import { locateSyntaxError, sentence } from './syntax-error.js';
 
 /** Result of parsing one file: an entity when the YAML is a well-formed mapping. */
@@ -18,20 +18,26 @@ export interface ParseResult {
 /** Aliases a document may expand; a bound that stops "billion laughs" documents. */
 const MAX_ALIAS_COUNT = 100;
 
+/** The one set of YAML options knoc parses with. */
+function parseYaml(text: string): { doc: Document.Parsed; locator: Locator } {
+  const lineCounter = new LineCounter();
+  // YAML 1.2 core schema only: no merge keys, no 1.1 tags such as !!omap or !!binary, and no console warnings.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, version: '1.2', merge: false, resolveKnownTags: false, logLevel: 'error' });
+  return { doc, locator: new Locator(doc, lineCounter) };
+}
+
+/** A locator for text that already parsed cleanly once; it parses again only when a position is needed. */
+export function lazyLocator(text: string): LazyLocator {
+  return new LazyLocator(text, (t) => parseYaml(t).locator);
+}
+
 /** Parses one .kno file into an entity, keeping every source position. */
 export function parseFile(source: SourceFile): ParseResult {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(source.text, {
-    lineCounter,
-    prettyErrors: false,
-    uniqueKeys: true,
-    strict: true,
-    version: '1.2',
-    merge: false,
-  });
-  const locator = new Locator(doc, lineCounter);
+  const { doc, locator } = parseYaml(source.text);
   const diagnostics = yamlDiagnostics(doc, source, locator);
   if (diagnostics.length > 0) return { diagnostics };
+  const unrepresentable = findUnrepresentableValues(doc, locator, source.path);
+  if (unrepresentable.length > 0) return { diagnostics: unrepresentable };
 
   let data: unknown;
   try {

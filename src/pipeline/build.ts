@@ -1,14 +1,21 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CONFIG_FILE } from '../config/load-config.js';
+import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
-import { discover } from '../discover/discover.js';
+import type { BuildCache } from '../cache/analysis-cache.js';
+import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
+import type { PlannedOutput } from '../emit/plan-outputs.js';
+import { discover, type Discovery } from '../discover/discover.js';
+import { findStaleOutputs } from '../emit/find-stale-outputs.js';
+import { readManifest } from '../emit/read-manifest.js';
+import { verifyManifest } from '../emit/verify-manifest.js';
 import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
 import { sha256Hex } from '../model/digest.js';
 import type { SourceFile } from '../model/source-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, type CompileResult } from './compile.js';
+import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
 
 /** The baseline file's default name at the root. */
@@ -28,7 +35,18 @@ export interface BuildOptions extends GateOptions {
   baseline?: string;
   /** Record today's findings as the baseline instead of applying it. */
   updateBaseline?: boolean;
+  /** Where the content-addressed cache lives, relative to root (default node_modules/.cache/knoc); false for none. */
+  cacheDir?: string | false;
+  /** Compare the output folder with what the sources produce instead of writing it (KNO5003 per stale file). */
+  checkOutputs?: boolean;
+  /** Compile a second time from scratch and compare every byte (KNO5005 per difference). */
+  verifyDeterminism?: boolean;
+  /** An in-memory cache to reuse across builds in one process (watch mode); used instead of the cache file. */
+  memoryCache?: BuildCache;
 }
+
+/** The cache folder's default place, relative to the root. */
+export const DEFAULT_CACHE_DIR = 'node_modules/.cache/knoc';
 
 /** What a build found and did. */
 export interface BuildResult extends CompileResult {
@@ -40,6 +58,10 @@ export interface BuildResult extends CompileResult {
   failed: boolean;
   /** Set when `updateBaseline` wrote the baseline file: its path relative to root. */
   baselineWritten?: string;
+  /** Why each output was rewritten and which inputs were parsed. */
+  explanation: RebuildExplanation;
+  /** Why the persistent cache was not used, when it was not. */
+  cacheMiss?: CacheMiss;
   errorCount: number;
   warningCount: number;
   durationMs: number;
@@ -60,13 +82,22 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     options.baseline !== undefined && !options.updateBaseline && typeof baselineRead !== 'string'
       ? [createDiagnostic('KNO6004', { detail: `it cannot be read (${baselineRead?.error ?? 'unknown'})` }, { file: baselinePath })]
       : [];
+  const cacheDir = options.cacheDir === false ? undefined : path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR);
+  const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
   const result = compile({
     discovery,
+    ...(loaded ? { cache: loaded.cache } : {}),
     ...(config ? { config } : {}),
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
   });
+  if (cacheDir && loaded) await saveCacheFile(cacheDir, loaded.cache).catch(() => undefined);
+  if (options.verifyDeterminism) {
+    const again = compile({ discovery: await discover(root), ...(config ? { config } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
+    result.diagnostics.push(...compareBuilds(result.outputs, again.outputs));
+  }
   const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
+  const previous = await readManifest(outDir);
   const outFromConfig = options.out === undefined && result.config.out !== undefined;
   const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
   const diagnostics = [...result.diagnostics, ...missingBaseline, ...checkOutDir(root, outDir, outSite)];
@@ -80,10 +111,11 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       diagnostics.push(createDiagnostic('KNO6004', { detail: error instanceof Error ? error.message : String(error) }, { file: baselinePath }));
     }
   }
+  if (options.checkOutputs && !failsGate(diagnostics, options)) diagnostics.push(...(await findStaleOutputs(outDir, result.outputs, path.relative(root, outDir) || '.')));
   let written: WriteReport | undefined;
-  if (options.write !== false && !failsGate(diagnostics, options)) {
+  if (options.write !== false && !options.checkOutputs && !failsGate(diagnostics, options)) {
     try {
-      written = await writeOutputs(outDir, result.outputs);
+      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])));
     } catch (error) {
       const detail = error instanceof Error && 'code' in error ? `${String(error.code)} (${error.message})` : String(error);
       diagnostics.push(createDiagnostic('KNO5001', { detail }, { file: path.relative(root, outDir) || '.' }));
@@ -98,6 +130,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(written ? { written } : {}),
     ...(baselineWritten ? { baselineWritten } : {}),
     failed: failsGate(diagnostics, options),
+    explanation: explainRebuild(result.outputs, inputHashes(discovery, config), result.cacheHits, previous, written),
+    ...(loaded?.miss ? { cacheMiss: loaded.miss } : {}),
     errorCount: diagnostics.filter((d) => d.severity === 'error').length,
     warningCount: diagnostics.filter((d) => d.severity === 'warning').length,
     durationMs: performance.now() - started,
@@ -107,6 +141,18 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 /** Everything a build does except publishing. */
 export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildResult> {
   return build({ ...options, write: false });
+}
+
+function compareBuilds(first: readonly PlannedOutput[], second: readonly PlannedOutput[]): Diagnostic[] {
+  const other = new Map(second.map((o) => [o.path, o.sha256]));
+  const paths = [...new Set([...first.map((o) => o.path), ...other.keys()])].sort();
+  const mine = new Map(first.map((o) => [o.path, o.sha256]));
+  return paths.filter((p) => mine.get(p) !== other.get(p)).map((p) => createDiagnostic('KNO5005', { path: p }, {}));
+}
+
+function inputHashes(discovery: Discovery, config: SourceFile | undefined): Map<string, string> {
+  const files = [...discovery.specs.filter((s) => s.origin !== 'builtin'), ...discovery.content, ...(config ? [config] : [])];
+  return new Map(files.map((f) => [f.path, f.sha256]));
 }
 
 /** Reads a text file, or says why it could not. */
@@ -136,4 +182,13 @@ function checkOutDir(root: string, outDir: string, site: DiagnosticSite): Diagno
   if (inside(path.join(root, 'content')) || inside(path.join(root, 'specs'))) reason = 'is inside the sources (content/ or specs/)';
   else if (root === outDir || root.startsWith(outDir + path.sep)) reason = 'holds the repository itself';
   return reason ? [createDiagnostic('KNO5002', { out, reason }, site)] : [];
+}
+
+/** Checks an output folder against its manifest; `out` defaults to the config's `out`, else dist. */
+export async function verify(options: { root?: string; out?: string } = {}): Promise<{ outDir: string; diagnostics: Diagnostic[]; files: number }> {
+  const root = path.resolve(options.root ?? '.');
+  const config = loadConfig(await readConfig(root)).config;
+  const outDir = path.resolve(root, options.out ?? config.out ?? 'dist');
+  const result = await verifyManifest(outDir, path.relative(root, outDir) || '.');
+  return { outDir, ...result };
 }

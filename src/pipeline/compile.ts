@@ -1,4 +1,4 @@
-import { loadConfig, CONFIG_FILE } from '../config/load-config.js';
+import { CONFIG_FILE, settingsFrom, validateConfigEntity } from '../config/load-config.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Discovery } from '../discover/discover.js';
 import { planOutputs, type OutputRequest, type PlannedOutput } from '../emit/plan-outputs.js';
@@ -7,12 +7,15 @@ import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/enti
 import type { SourceFile } from '../model/source-file.js';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
-import { parseFile } from '../parse/parse-file.js';
+import { lazyLocator, parseFile, parseSchemaRef } from '../parse/parse-file.js';
+import { analysisKey, cardKey, recall, remember, type BuildCache } from '../cache/analysis-cache.js';
 import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
 import { projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
 import { projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
 import { bindSymbols } from '../resolve/bind.js';
+import { createDiagnostic } from '../diagnostics/create.js';
+import { isSafeSlug, missingCardFields } from '../project/check-card.js';
 import { resolveReferences } from '../resolve/resolve-references.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
 import { validateEntity } from '../validate/validate-entity.js';
@@ -27,6 +30,8 @@ export interface CompileInput {
   baseUrl?: string;
   /** A baseline of accepted findings: the file's text and its report path. */
   baseline?: { text: string; path: string };
+  /** Analyses and cards from earlier builds, keyed by content; updated in place. */
+  cache?: BuildCache;
 }
 
 /** The in-memory result of a compile: nothing here has touched the disk. */
@@ -45,6 +50,10 @@ export interface CompileResult {
   sources: ReadonlyMap<string, string>;
   /** Findings silenced by inline comments or the baseline. */
   suppressed: Diagnostic[];
+  /** Input paths whose analysis came from the cache, so were not parsed. */
+  cacheHits: Set<string>;
+  /** Digest of the schema set the build validated against. */
+  schemaSetDigest: string;
 }
 
 /** Paths of the index files in the output folder. */
@@ -58,28 +67,47 @@ export const AGENT_INDEX_PATH = 'index/agents.json';
  */
 export function compile(input: CompileInput): CompileResult {
   const diagnostics: Diagnostic[] = [...input.discovery.diagnostics];
-  const { config, diagnostics: configDiagnostics, entity: configEntity } = loadConfig(input.config);
-  diagnostics.push(...configDiagnostics);
+  const cacheHits = new Set<string>();
+  /** Parse (and validate) a file, or recall what an earlier build found for the same bytes. */
+  const analyze = (source: SourceFile, namespace: string, validate: (entity: Entity) => Diagnostic[]): Entity | undefined => {
+    const key = analysisKey(source, namespace);
+    let analysis = recall(input.cache, (c) => c.analyses, key);
+    if (analysis) cacheHits.add(source.path);
+    else {
+      const parsed = parseFile(source);
+      const found = parsed.entity ? [...parsed.diagnostics, ...validate(parsed.entity)] : parsed.diagnostics;
+      analysis = { diagnostics: found, ...(parsed.entity ? { data: parsed.entity.data, digest: parsed.entity.digest } : {}) };
+      remember(input.cache, (c) => c.analyses, key, analysis);
+      if (parsed.entity) {
+        diagnostics.push(...found);
+        return parsed.entity;
+      }
+    }
+    diagnostics.push(...analysis.diagnostics);
+    if (!analysis.data || analysis.digest === undefined) return undefined;
+    return { source, data: analysis.data, locator: lazyLocator(source.text), schema: parseSchemaRef(analysis.data.$schema), digest: analysis.digest };
+  };
+
+  const configStart = diagnostics.length;
+  const configEntity = input.config && input.config.text.trim() !== '' ? analyze(input.config, 'config', validateConfigEntity) : undefined;
+  const configDiagnostics = diagnostics.slice(configStart);
+  const config = settingsFrom(configEntity, configDiagnostics);
   const sources = new Map([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])].map((f) => [f.path, f.text]));
   const baseline = input.baseline ? parseBaseline(input.baseline.text, input.baseline.path) : undefined;
   if (input.baseline) sources.set(input.baseline.path, input.baseline.text);
   diagnostics.push(...(baseline?.diagnostics ?? []));
   const suppressor = createSuppressor(sources, baseline?.baseline && input.baseline ? { baseline: baseline.baseline, file: input.baseline.path } : undefined);
   /** Config severities first, then suppressions: what is left is what the author sees. */
-  const settle = (found: readonly Diagnostic[]) => suppressor.filter(applyRuleSeverities(found, config.rules));
+  // Parse and schema errors leave an entity unreadable: no rule or suppression may silence them into a published card.
+  const structural = (d: Diagnostic) => d.severity === 'error' && (d.code.startsWith('KNO1') || d.code.startsWith('KNO2'));
+  const settle = (found: readonly Diagnostic[]) => [...found.filter(structural), ...suppressor.filter(applyRuleSeverities(found.filter((d) => !structural(d)), config.rules))];
 
-  const parse = (sources: readonly SourceFile[]): Entity[] =>
-    sources.flatMap((source) => {
-      const result = parseFile(source);
-      diagnostics.push(...result.diagnostics);
-      return result.entity ? [result.entity] : [];
-    });
-  const specs = parse(input.discovery.specs);
-  const content = parse(input.discovery.content);
+  const isEntity = (e: Entity | undefined): e is Entity => e !== undefined;
+  const specs = input.discovery.specs.map((source) => analyze(source, 'specs', () => [])).filter(isEntity);
 
   const { registry, diagnostics: specDiagnostics } = createSpecRegistry(specs);
   diagnostics.push(...specDiagnostics);
-  for (const entity of content) diagnostics.push(...validateEntity(entity, registry));
+  const content = input.discovery.content.map((source) => analyze(source, registry.digest, (entity) => validateEntity(entity, registry))).filter(isEntity);
 
   const ownSpecs = specs.filter((s) => s.source.origin !== 'builtin');
   const { symbols, diagnostics: bindDiagnostics } = bindSymbols([...content, ...ownSpecs]);
@@ -100,11 +128,27 @@ export function compile(input: CompileInput): CompileResult {
   const publishedEntities = new Set<Entity>();
   for (const agent of symbols.ofKind(AGENT_KIND)) {
     if (broken.has(agent.source.path) || agent.data.visibility === 'private') continue;
-    const { card, diagnostics: projection } = projectAgentCard(agent, { ...(baseUrl ? { baseUrl } : {}) });
-    diagnostics.push(...settle(unlessConfigBroken(projection)));
-    if (!card) continue;
-    const slug = stringField(agent.data, 'slug')!;
-    published.push({ slug, path: cardPathOf(slug), card, sha256: sha256Hex(stableJson(card)) });
+    const slug = stringField(agent.data, 'slug');
+    if (!isSafeSlug(slug)) {
+      diagnostics.push(createDiagnostic('KNO4004', { slug: String(slug) }, { file: agent.source.path, pointer: '/slug', range: agent.locator.rangeOf('/slug') }));
+      continue;
+    }
+    const key = cardKey(agent.digest, `${agent.schema?.name}@${agent.schema?.version}`, baseUrl ?? '');
+    let cached = recall(input.cache, (c) => c.cards, key);
+    if (!cached) {
+      const { card, diagnostics: projection } = projectAgentCard(agent, { ...(baseUrl ? { baseUrl } : {}) });
+      diagnostics.push(...settle(unlessConfigBroken(projection)));
+      if (!card) continue;
+      const missing = missingCardFields(card);
+      if (missing.length > 0) {
+        diagnostics.push(createDiagnostic('KNO4003', { slug, fields: missing.map((f) => `\`${f}\``).join(', ') }, { file: agent.source.path, pointer: '/a2a_projection', range: agent.locator.rangeOf('/a2a_projection', 'key') }));
+        continue;
+      }
+      const text = stableJson(card);
+      cached = { card, text, sha256: sha256Hex(text) };
+      remember(input.cache, (c) => c.cards, key, cached);
+    }
+    published.push({ slug, path: cardPathOf(slug), card: cached.card, sha256: cached.sha256, text: cached.text });
     publishedEntities.add(agent);
   }
   published.sort((a, b) => (a.slug < b.slug ? -1 : 1));
@@ -117,7 +161,7 @@ export function compile(input: CompileInput): CompileResult {
   const allAgentInputs = [...sourceOf.values()];
   const domainInputs = domains.map((d) => d.source.path);
 
-  const requests: OutputRequest[] = published.map((p) => ({ path: p.path, text: stableJson(p.card), inputs: [sourceOf.get(p.slug)!] }));
+  const requests: OutputRequest[] = published.map((p) => ({ path: p.path, text: p.text, sha256: p.sha256, inputs: [sourceOf.get(p.slug)!] }));
   if (fleet.card) requests.push({ path: FLEET_CARD_PATH, text: stableJson(fleet.card), inputs: [...allAgentInputs, ...(input.config ? [input.config.path] : [])] });
   requests.push({ path: DOMAIN_INDEX_PATH, text: stableJson(domainIndex), inputs: [...allAgentInputs, ...domainInputs] });
   requests.push({
@@ -141,5 +185,7 @@ export function compile(input: CompileInput): CompileResult {
     configEntity,
     sources,
     suppressed: suppressor.suppressed,
+    cacheHits,
+    schemaSetDigest: registry.digest,
   };
 }

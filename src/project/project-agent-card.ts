@@ -25,10 +25,10 @@ export function projectAgentCard(agent: Entity, context: ProjectionContext): { c
     return { diagnostics: [createDiagnostic('KNO4001', { slug }, { file: agent.source.path, pointer: '/a2a_projection', range: agent.locator.rangeOf('/a2a_projection', 'key') })] };
   }
   const card: AgentCard = {
-    name: String(source.name),
-    description: String(source.description),
+    name: text(source.name),
+    description: text(source.description),
     supportedInterfaces: interfaces,
-    version: String(agent.data.version),
+    version: text(agent.data.version),
     capabilities: projectCapabilities(source.capabilities, agent),
     defaultInputModes: stringList(source.default_input_modes) ?? DEFAULT_MODES,
     defaultOutputModes: stringList(source.default_output_modes) ?? DEFAULT_MODES,
@@ -69,7 +69,7 @@ function projectCapabilities(declared: unknown, agent: Entity): AgentCapabilitie
 }
 
 function projectSkill(skill: Record<string, unknown>): AgentSkill {
-  const out: AgentSkill = { id: String(skill.id), name: String(skill.name), description: String(skill.description), tags: stringList(skill.tags) ?? [] };
+  const out: AgentSkill = { id: text(skill.id), name: text(skill.name), description: text(skill.description), tags: stringList(skill.tags) ?? [] };
   const examples = stringList(skill.examples);
   if (examples) out.examples = examples;
   const inputModes = stringList(skill.input_modes);
@@ -79,6 +79,11 @@ function projectSkill(skill: Record<string, unknown>): AgentSkill {
   const requirements = projectSecurityRequirements(skill.security_requirements);
   if (requirements) out.securityRequirements = requirements;
   return out;
+}
+
+/** A string field, or empty when it is anything else: missing fields surface in `missingCardFields`, never as "undefined". */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 function stringList(value: unknown): string[] | undefined {

@@ -9,6 +9,8 @@ export interface PublishedCard {
   slug: string;
   path: string;
   card: AgentCard;
+  /** The card's bytes as published, and their sha256. */
+  text: string;
   sha256: string;
 }
 
@@ -31,9 +33,9 @@ export function projectFleetCard(members: readonly PublishedCard[], fleet: Fleet
       extensions: [
         {
           uri: FLEET_URI,
-          description: 'The member agents of this fleet and where their cards are.',
+          description: 'The member agents of this fleet and where their cards are; index/agents.json has their digests.',
           required: false,
-          params: { agents: members.map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, card: path, sha256 })) },
+          params: { agents: members.map(({ slug, path, card }) => ({ slug, name: card.name, card: path })) },
         },
       ],
     },

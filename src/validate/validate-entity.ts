@@ -29,7 +29,7 @@ export function validateEntity(entity: Entity, registry: SpecRegistry): Diagnost
   }
   const rootName = `the ${spec.name.replace(/-/g, ' ')}`;
   const diagnostics = spec.validate(entity.data) ? [] : mapAjvErrors(spec.validate.errors ?? [], entity, { rootName });
-  for (const rule of rulesBySchema[spec.name] ?? []) diagnostics.push(...rule(entity));
+  for (const rule of Object.hasOwn(rulesBySchema, spec.name) ? rulesBySchema[spec.name]! : []) diagnostics.push(...rule(entity));
   return diagnostics;
 }
 

@@ -1,0 +1,63 @@
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { AgentCard } from '../project/a2a-types.js';
+import type { EntityData } from '../model/entity.js';
+import { sha256Hex } from '../model/digest.js';
+import type { SourceFile } from '../model/source-file.js';
+import { KNOC_VERSION } from '../model/version.js';
+
+/** What parsing and validating one file produced: all a later build needs instead of parsing it again. */
+export interface FileAnalysis {
+  /** The entity's data, when the file parsed to a mapping. */
+  data?: EntityData;
+  /** sha256 of the data's canonical JSON. */
+  digest?: string;
+  diagnostics: Diagnostic[];
+}
+
+/** A projected card's bytes, keyed by everything the card depends on. */
+export interface CachedCard {
+  card: AgentCard;
+  text: string;
+  sha256: string;
+}
+
+/** A memo of analyses and cards keyed by content; in memory, loaded from and saved to disk at the edges. */
+export interface BuildCache {
+  analyses: Map<string, FileAnalysis>;
+  cards: Map<string, CachedCard>;
+  /** Keys read or written in this build, so that saving keeps only what is live. */
+  used: Set<string>;
+}
+
+/** An empty cache. */
+export function createBuildCache(): BuildCache {
+  return { analyses: new Map(), cards: new Map(), used: new Set() };
+}
+
+/**
+ * The key of one file's analysis: knoc's version, the schema set it was
+ * validated against, its path (reports name it) and its bytes. Never an mtime.
+ */
+export function analysisKey(source: SourceFile, schemaSetDigest: string): string {
+  return sha256Hex(['analysis', KNOC_VERSION, schemaSetDigest, source.path, source.sha256].join('\u0000'));
+}
+
+/** The key of a projected card: knoc's version, the entity's digest and schema, and the settings a card reads. */
+export function cardKey(entityDigest: string, schema: string, settings: string): string {
+  return sha256Hex(['card', KNOC_VERSION, entityDigest, schema, settings].join('\u0000'));
+}
+
+/** Looks up a key and marks it live. */
+export function recall<T>(cache: BuildCache | undefined, map: (c: BuildCache) => Map<string, T>, key: string): T | undefined {
+  if (!cache) return undefined;
+  const value = map(cache).get(key);
+  if (value !== undefined) cache.used.add(key);
+  return value;
+}
+
+/** Stores a value under a key and marks it live. */
+export function remember<T>(cache: BuildCache | undefined, map: (c: BuildCache) => Map<string, T>, key: string, value: T): void {
+  if (!cache) return;
+  map(cache).set(key, value);
+  cache.used.add(key);
+}

@@ -1,0 +1,30 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isRecord } from '../model/guards.js';
+import { MANIFEST_PATH } from './plan-outputs.js';
+
+/** The parts of a published manifest a later build compares against. */
+export interface PublishedManifest {
+  outputs: Map<string, { sha256: string; size: number; inputs: string[] }>;
+  inputs: Map<string, string>;
+}
+
+/** Reads `manifest.json` from an output folder; undefined when absent or not knoc's. */
+export async function readManifest(outDir: string): Promise<PublishedManifest | undefined> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(path.join(outDir, MANIFEST_PATH), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(data) || !Array.isArray(data.outputs) || !Array.isArray(data.inputs)) return undefined;
+  const outputs = new Map<string, { sha256: string; size: number; inputs: string[] }>();
+  for (const o of data.outputs) {
+    if (isRecord(o) && typeof o.path === 'string' && typeof o.sha256 === 'string' && typeof o.size === 'number') {
+      outputs.set(o.path, { sha256: o.sha256, size: o.size, inputs: Array.isArray(o.inputs) ? o.inputs.map(String) : [] });
+    }
+  }
+  const inputs = new Map<string, string>();
+  for (const i of data.inputs) if (isRecord(i) && typeof i.path === 'string' && typeof i.sha256 === 'string') inputs.set(i.path, i.sha256);
+  return { outputs, inputs };
+}
