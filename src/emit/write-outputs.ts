@@ -13,6 +13,9 @@ export interface WriteReport {
 
 const STAGE = '.knoc-stage-';
 const OLD = '.knoc-old-';
+const LOCK = '.knoc-lock-';
+/** The random suffix every staged or parked folder carries, so a sibling output folder's names never match. */
+const SUFFIX = /^[0-9a-f]{12}$/;
 
 /**
  * Publishes a complete output tree: the new tree is staged beside `outDir`
@@ -20,6 +23,54 @@ const OLD = '.knoc-old-';
  * When every byte is already in place, nothing is touched.
  */
 export async function writeOutputs(outDir: string, outputs: readonly PlannedOutput[], published?: ReadonlyMap<string, string>): Promise<WriteReport> {
+  const release = await acquirePublishLock(outDir);
+  try {
+    return await publish(outDir, outputs, published);
+  } finally {
+    await release();
+  }
+}
+
+/** Thrown when another live knoc process is publishing the same folder. */
+export class PublishLockedError extends Error {
+  readonly code = 'ELOCKED';
+}
+
+/**
+ * Takes `.knoc-lock-<name>` beside the output folder (created exclusively, holding
+ * the owner's pid). A lock whose owner is gone is taken over, so a killed build
+ * never blocks the next one; a live owner means another build is publishing.
+ */
+async function acquirePublishLock(outDir: string): Promise<() => Promise<void>> {
+  const lock = path.join(path.dirname(outDir), `${LOCK}${path.basename(outDir)}`);
+  // The lock names its owner so a later build can tell a crashed owner from a running one.
+  // eslint-disable-next-line no-restricted-globals
+  const pid = process.pid;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(lock, String(pid), { flag: 'wx' });
+      return () => rm(lock, { force: true });
+    } catch (error) {
+      if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
+      const owner = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== pid && isAlive(owner)) throw new PublishLockedError(`another knoc build (pid ${owner}) is publishing ${path.basename(outDir)}/; try again when it finishes`);
+      await rm(lock, { force: true });
+    }
+  }
+  throw new PublishLockedError(`could not take the publish lock for ${path.basename(outDir)}/`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    // eslint-disable-next-line no-restricted-globals
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
+  }
+}
+
+async function publish(outDir: string, outputs: readonly PlannedOutput[], published?: ReadonlyMap<string, string>): Promise<WriteReport> {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   await recoverInterruptedSwap(outDir);
@@ -69,20 +120,22 @@ async function swapIn(stage: string, outDir: string): Promise<void> {
 /** A build killed between the two renames leaves the old tree under its parked name: put it back. */
 async function recoverInterruptedSwap(outDir: string): Promise<void> {
   const parent = path.dirname(outDir);
-  const prefix = `${OLD}${path.basename(outDir)}-`;
-  const stagePrefix = `${STAGE}${path.basename(outDir)}-`;
+  const ours = (prefix: string) => (entry: string) => entry.startsWith(prefix) && SUFFIX.test(entry.slice(prefix.length));
+  const isParked = ours(`${OLD}${path.basename(outDir)}-`);
+  const isStaged = ours(`${STAGE}${path.basename(outDir)}-`);
   let entries: string[];
   try {
     entries = await readdir(parent);
   } catch {
     return;
   }
-  const parked = entries.filter((e) => e.startsWith(prefix)).sort();
+  // Only called under the publish lock, so every parked or staged folder belongs to a build that died.
+  const parked = entries.filter(isParked).sort();
   for (const entry of parked) {
     if (!(await exists(outDir))) await rename(path.join(parent, entry), outDir);
     else await rm(path.join(parent, entry), { recursive: true, force: true });
   }
-  for (const entry of entries.filter((e) => e.startsWith(stagePrefix))) await rm(path.join(parent, entry), { recursive: true, force: true });
+  for (const entry of entries.filter(isStaged)) await rm(path.join(parent, entry), { recursive: true, force: true });
 }
 
 /** Joins a planned path under a root, refusing anything that would land outside it. */

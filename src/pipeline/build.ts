@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
@@ -100,10 +100,14 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const previous = await readManifest(outDir);
   const outFromConfig = options.out === undefined && result.config.out !== undefined;
   const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
-  const diagnostics = [...result.diagnostics, ...missingBaseline, ...checkOutDir(root, outDir, outSite)];
+  const diagnostics = [...result.diagnostics, ...missingBaseline, ...(await checkOutDir(root, outDir, outSite, config?.path))];
 
   let baselineWritten: string | undefined;
-  if (options.updateBaseline) {
+  const baselineTarget = path.resolve(root, baselinePath);
+  const baselineIsSource = [path.join(root, 'content'), path.join(root, 'specs')].some((dir) => baselineTarget.startsWith(dir + path.sep)) || baselineTarget === path.join(root, CONFIG_FILE);
+  if (options.updateBaseline && baselineIsSource) {
+    diagnostics.push(createDiagnostic('KNO6004', { detail: 'it would overwrite a source file; choose a path outside content/ and specs/' }, { file: baselinePath }));
+  } else if (options.updateBaseline) {
     try {
       await writeFile(path.resolve(root, baselinePath), formatBaseline(createBaseline(diagnostics)));
       baselineWritten = baselinePath;
@@ -174,13 +178,20 @@ async function readConfig(root: string): Promise<SourceFile | undefined> {
   }
 }
 
-/** The output folder is replaced whole, so it must not hold the sources or the repository. */
-function checkOutDir(root: string, outDir: string, site: DiagnosticSite): Diagnostic[] {
+/** The output folder is replaced whole, so it must be knoc's own: never the sources, the repository, or someone else's files. */
+async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, configPath: string | undefined): Promise<Diagnostic[]> {
   const inside = (parent: string) => outDir === parent || outDir.startsWith(parent + path.sep);
   const out = path.relative(root, outDir) || '.';
   let reason: string | undefined;
   if (inside(path.join(root, 'content')) || inside(path.join(root, 'specs'))) reason = 'is inside the sources (content/ or specs/)';
   else if (root === outDir || root.startsWith(outDir + path.sep)) reason = 'holds the repository itself';
+  else if (inside(path.join(root, '.git')) || inside(path.join(root, 'node_modules')) || outDir === path.join(root, configPath ?? CONFIG_FILE)) reason = 'belongs to git, npm or the configuration';
+  else {
+    const info = await lstat(outDir).catch(() => undefined);
+    if (info?.isSymbolicLink()) reason = 'is a symbolic link; point --out at the real folder';
+    else if (info && !info.isDirectory()) reason = 'exists and is not a folder';
+    else if (info && (await readdir(outDir)).length > 0 && !(await lstat(path.join(outDir, 'manifest.json')).catch(() => undefined))) reason = 'holds files knoc did not write (it has no manifest.json)';
+  }
   return reason ? [createDiagnostic('KNO5002', { out, reason }, site)] : [];
 }
 
