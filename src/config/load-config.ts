@@ -1,4 +1,7 @@
+import { catalogue, lookupCode } from '../diagnostics/catalogue.js';
 import { createDiagnostic } from '../diagnostics/create.js';
+import { suggestClosest } from '../diagnostics/suggest.js';
+import { isRecord } from '../model/guards.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { KnocConfig } from '../model/config.js';
 import type { Entity } from '../model/entity.js';
@@ -24,7 +27,7 @@ export interface LoadedConfig {
 /** Validates a parsed knoc.config.yaml; every problem is KNO2040. */
 export function validateConfigEntity(entity: Entity): Diagnostic[] {
   validateConfig ??= createAjv().compile(configSchema);
-  if (validateConfig(entity.data)) return [];
+  if (validateConfig(entity.data)) return unknownRuleCodes(entity);
   return mapAjvErrors(validateConfig.errors ?? [], entity, { rootName: CONFIG_FILE, allowsPrivateKeys: false }).map((d) =>
     createDiagnostic('KNO2040', { detail: d.message }, { file: entity.source.path, ...(d.range ? { range: d.range } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}), ...(d.hint ? { hint: d.hint } : {}) }),
   );
@@ -47,4 +50,17 @@ export function loadConfig(source: SourceFile | undefined): LoadedConfig {
   if (!parsed.entity) return { config: {}, diagnostics: parsed.diagnostics };
   const diagnostics = validateConfigEntity(parsed.entity);
   return { config: settingsFrom(parsed.entity, diagnostics), diagnostics, entity: parsed.entity };
+}
+
+/** `rules:` naming a code knoc does not have would silently do nothing. */
+function unknownRuleCodes(entity: Entity): Diagnostic[] {
+  const rules = entity.data.rules;
+  if (!isRecord(rules)) return [];
+  return Object.keys(rules)
+    .filter((code) => lookupCode(code) === undefined)
+    .map((code) => {
+      const pointer = `/rules/${code}`;
+      const suggestion = suggestClosest(code, Object.keys(catalogue));
+      return createDiagnostic('KNO2040', { detail: `\`rules\` names \`${code}\`, which is not a knoc diagnostic code.` }, { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer, 'key'), hint: suggestion ? `Did you mean \`${suggestion}\`? \`knoc explain\` lists every code.` : '`knoc explain` lists every code.' });
+    });
 }

@@ -257,6 +257,13 @@ export const catalogue = {
     hint: 'Declare `{name}` under `a2a_projection.security_schemes`, or fix the name.',
     explanation: 'A requirement can only name schemes the card declares; clients would otherwise not know how to authenticate.',
   },
+  KNO3011: {
+    title: 'Entity in the wrong folder',
+    severity: 'error',
+    message: 'This {kind} is in `{found}`, expected it under `content/{expected}/`.',
+    hint: 'Move the file to content/{expected}/, or fix its `$schema`.',
+    explanation: 'Each kind of entity has its own folder, which is also its `kno://` collection. A file elsewhere is usually a copy-paste slip: a blueprint saved among domains, say.',
+  },
   KNO4001: {
     title: 'No interface URL',
     severity: 'error',

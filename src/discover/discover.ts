@@ -47,7 +47,9 @@ export async function discover(root: string): Promise<Discovery> {
 export async function readSource(relative: string, absolute: string, origin: SourceFile['origin']): Promise<{ source: SourceFile } | { diagnostic: Diagnostic }> {
   try {
     const bytes = await readFile(absolute);
-    return { source: { path: relative, absolutePath: absolute, text: bytes.toString('utf8'), sha256: sha256Hex(bytes), origin } };
+    // The hash covers the bytes as stored; the text drops a UTF-8 byte order mark so columns on line 1 stay right.
+    const text = bytes.toString('utf8');
+    return { source: { path: relative, absolutePath: absolute, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, sha256: sha256Hex(bytes), origin } };
   } catch (error) {
     const detail = error instanceof Error && 'code' in error ? String(error.code) : String(error);
     return { diagnostic: createDiagnostic('KNO1005', { detail }, { file: relative }) };

@@ -114,7 +114,9 @@ export function compile(input: CompileInput): CompileResult {
   // An orphan domain is only certain when every content file was read as a valid entity.
   const contentFiles = new Set(input.discovery.content.map((f) => f.path));
   const complete = content.length === contentFiles.size && !diagnostics.some((d) => d.severity === 'error' && d.file !== undefined && contentFiles.has(d.file));
-  diagnostics.push(...bindDiagnostics, ...resolveReferences(symbols, { complete }));
+  const readable = new Set(content.filter((e) => e.schema && registry.lookup(e.schema.name, e.schema.version)).map((e) => e.source.path));
+  const unreadable = new Set([...contentFiles].filter((f) => !readable.has(f)));
+  diagnostics.push(...bindDiagnostics, ...resolveReferences(symbols, { complete, unreadable }));
 
   const settled = settle(diagnostics);
   diagnostics.length = 0;
@@ -162,7 +164,7 @@ export function compile(input: CompileInput): CompileResult {
   const domainInputs = domains.map((d) => d.source.path);
 
   const requests: OutputRequest[] = published.map((p) => ({ path: p.path, text: p.text, sha256: p.sha256, inputs: [sourceOf.get(p.slug)!] }));
-  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, text: stableJson(fleet.card), inputs: [...allAgentInputs, ...(input.config ? [input.config.path] : [])] });
+  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, text: stableJson(fleet.card), inputs: allAgentInputs });
   requests.push({ path: DOMAIN_INDEX_PATH, text: stableJson(domainIndex), inputs: [...allAgentInputs, ...domainInputs] });
   requests.push({
     path: AGENT_INDEX_PATH,
@@ -171,7 +173,9 @@ export function compile(input: CompileInput): CompileResult {
     }),
     inputs: allAgentInputs,
   });
-  const inputs = [...content, ...ownSpecs];
+  // Settings shape every output, so the config is an input of each.
+  if (input.config) for (const request of requests) request.inputs = [...request.inputs, input.config.path];
+  const inputs = [...content, ...ownSpecs, ...(configEntity ? [configEntity] : [])];
   const outputs = planOutputs(requests, inputs, registry.digest);
 
   return {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
+import { DOMAIN_KIND, collectionOfKind, stringField, type Entity } from '../model/entity.js';
 
 /** id and slug lookups over every entity in the build. */
 export interface SymbolTable {
@@ -38,6 +38,11 @@ export function bindSymbols(entities: readonly Entity[]): { symbols: SymbolTable
       else diagnostics.push(createDiagnostic('KNO3002', { id, other: other.source.path }, { file, pointer: '/id', range: entity.locator.rangeOf('/id'), related: [relatedAt(other, '/id', `\`${id}\` is first used here.`)] }));
     }
     if (kind === undefined) continue;
+    const expected = Object.hasOwn(collectionOfKind, kind) ? collectionOfKind[kind] : undefined;
+    const folder = file.split('/')[1];
+    if (entity.source.origin === 'content' && expected !== undefined && (file.split('/').length < 3 || folder !== expected)) {
+      diagnostics.push(createDiagnostic('KNO3011', { kind, found: path.posix.dirname(file) + '/', expected }, { file, pointer: '/$schema', range: entity.locator.rangeOf('/$schema') }));
+    }
     if (!byKind.has(kind)) byKind.set(kind, []);
     byKind.get(kind)!.push(entity);
     const slug = stringField(entity.data, 'slug');

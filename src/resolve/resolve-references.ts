@@ -11,13 +11,15 @@ import { knownCollections, resolveXri } from './resolve-xri.js';
 export interface ResolveOptions {
   /** False when some content file could not be read as an entity: a domain may then look unperceived only because its agent failed to parse. */
   complete?: boolean;
+  /** Content files that could not be read as entities: a domain among them is broken, not unknown. */
+  unreadable?: ReadonlySet<string>;
 }
 
 /** Checks every cross-file reference of every entity against the symbol table. */
 export function resolveReferences(symbols: SymbolTable, options: ResolveOptions = {}): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const agent of symbols.ofKind(AGENT_KIND)) {
-    diagnostics.push(...checkPerception(agent, symbols), ...checkXris(agent, symbols), ...checkPricing(agent), ...checkSecurityRequirements(agent));
+    diagnostics.push(...checkPerception(agent, symbols, options.unreadable ?? new Set()), ...checkXris(agent, symbols), ...checkPricing(agent), ...checkSecurityRequirements(agent));
   }
   for (const domain of symbols.ofKind(DOMAIN_KIND)) {
     diagnostics.push(...checkReplacement(domain, symbols), ...checkXris(domain, symbols));
@@ -31,7 +33,7 @@ export function perceivedDomains(agent: Entity): { slug: string; index: number }
   return arrayOr(dig(agent.data, 'persona', 'perception', 'domains')).flatMap((slug, index) => (typeof slug === 'string' ? [{ slug, index }] : []));
 }
 
-function checkPerception(agent: Entity, symbols: SymbolTable): Diagnostic[] {
+function checkPerception(agent: Entity, symbols: SymbolTable, unreadable: ReadonlySet<string>): Diagnostic[] {
   const domains = symbols.bySlug.get(DOMAIN_KIND) ?? new Map<string, Entity>();
   const file = agent.source.path;
   return perceivedDomains(agent).flatMap(({ slug, index }): Diagnostic[] => {
@@ -39,6 +41,8 @@ function checkPerception(agent: Entity, symbols: SymbolTable): Diagnostic[] {
     const range = agent.locator.rangeOf(pointer);
     const domain = domains.get(slug);
     if (domain === undefined) {
+      // The domain's own file has its own finding; repeating it on every agent would only mislead.
+      if (unreadable.has(`content/perception-domains/${slug}.kno`)) return [];
       const suggestion = suggestClosest(slug, domains.keys());
       return [createDiagnostic('KNO3001', { slug }, { file, pointer, range, ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) })];
     }
