@@ -1,0 +1,240 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { serialize } from 'node:v8';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../src/model/digest.js';
+import { KNOC_VERSION } from '../src/model/version.js';
+import { build } from '../src/pipeline/build.js';
+import { verifyManifest } from '../src/emit/verify-manifest.js';
+import { runCli } from './support/run-cli.js';
+import { copyRepo, repoRoot, snapshotTree } from './support/temp-repo.js';
+
+const happy = path.join(repoRoot, 'test', 'fixtures', 'build', 'happy');
+
+describe('canonical JSON (RFC 8785)', () => {
+  it('matches the RFC 8785 section 3.2.3 example', () => {
+    const input = JSON.parse('{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001], "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}');
+    expect(canonicalJson(input)).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+  });
+
+  it.each([
+    [0, '0'],
+    [-0, '0'],
+    [1e21, '1e+21'],
+    [1e-7, '1e-7'],
+    [5e-324, '5e-324'],
+    [9007199254740992, '9007199254740992'],
+    [0.000001, '0.000001'],
+    [295147905179352830000, '295147905179352830000'],
+  ])('serialises the number %d as %s (RFC 8785 appendix B)', (value, text) => {
+    expect(canonicalJson(value)).toBe(text);
+  });
+
+  it('is the same text whatever the key order, and parses back to the same value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const shuffle = (v: unknown): unknown =>
+          Array.isArray(v) ? v.map(shuffle) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, shuffle(x)])) : v;
+        const text = canonicalJson(value);
+        expect(canonicalJson(shuffle(value))).toBe(text);
+        expect(canonicalJson(JSON.parse(text))).toBe(text);
+      }),
+    );
+  });
+});
+
+describe('the content-addressed cache', () => {
+  const cacheFile = (root: string) => path.join(root, 'node_modules/.cache/knoc/cache.bin');
+
+  it('parses nothing and rewrites nothing when nothing changed', async () => {
+    const root = copyRepo(repoRoot);
+    const first = await build({ root });
+    expect(first.cacheMiss).toBe('absent');
+    const mtimes = new Map([...snapshotTree(path.join(root, 'dist')).keys()].map((f) => [f, statSync(path.join(root, 'dist', f)).mtimeMs]));
+    const second = await build({ root });
+    expect(second.explanation.inputs.every((i) => i.cache === 'hit')).toBe(true);
+    expect(second.written?.written).toEqual([]);
+    for (const [file, mtime] of mtimes) expect(statSync(path.join(root, 'dist', file)).mtimeMs).toBe(mtime);
+  });
+
+  it('re-parses one edited blueprint and rewrites only its card, the indexes, the headers and the manifest', async () => {
+    const root = copyRepo(repoRoot);
+    await build({ root });
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/\ndescription: .*/, (line) => line).replace('version: ', 'version: 9').replace(/version: 9(\d)/, 'version: $1'));
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^(  description: )(.*)$/m, '$1$2 Now faster.'));
+    const result = await build({ root });
+    expect(result.explanation.inputs.filter((i) => i.cache === 'miss').map((i) => i.path)).toEqual(['content/agent-blueprints/schema-reviewer.kno']);
+    expect(result.written?.written).toEqual(['.well-known/agent-card.json', '_headers', 'agents/schema-reviewer/.well-known/agent-card.json', 'index/agents.json', 'manifest.json']);
+    const card = result.explanation.outputs.find((o) => o.path === 'agents/schema-reviewer/.well-known/agent-card.json');
+    expect(card).toEqual({ path: 'agents/schema-reviewer/.well-known/agent-card.json', status: 'written', changedInputs: ['content/agent-blueprints/schema-reviewer.kno'] });
+  });
+
+  it('keeps an entity digest, and so its cards, across comment and whitespace edits', async () => {
+    const root = copyRepo(repoRoot);
+    const before = await build({ root });
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, `# a new banner line\n\n${readFileSync(file, 'utf8').replace('\npersona:', '\n\n# persona follows\npersona:   ')}# trailing comment\n`);
+    const after = await build({ root });
+    expect(after.explanation.inputs.find((i) => i.path.endsWith('schema-reviewer.kno'))?.cache).toBe('miss');
+    expect(after.written?.written).toEqual(['manifest.json']);
+    expect(after.outputs.find((o) => o.path.includes('schema-reviewer'))?.sha256).toBe(before.outputs.find((o) => o.path.includes('schema-reviewer'))?.sha256);
+  });
+
+  it('drops a corrupt cache, rebuilds, and produces the same bytes', async () => {
+    const root = copyRepo(repoRoot);
+    await build({ root });
+    const expected = snapshotTree(path.join(root, 'dist'));
+    const bytes = readFileSync(cacheFile(root));
+    bytes[bytes.length - 10] ^= 0xff;
+    writeFileSync(cacheFile(root), bytes);
+    const result = await build({ root });
+    expect(result.cacheMiss).toBe('corrupt');
+    expect(result.explanation.inputs.every((i) => i.cache === 'miss')).toBe(true);
+    expect(snapshotTree(path.join(root, 'dist'))).toEqual(expected);
+    writeFileSync(cacheFile(root), 'not a cache at all');
+    expect((await build({ root })).cacheMiss).toBe('foreign');
+  });
+
+  it('ignores a cache written by another knoc version', async () => {
+    const root = copyRepo(repoRoot);
+    await build({ root });
+    const payload = serialize({ knoc: `${KNOC_VERSION}-other`, analyses: new Map(), cards: new Map() });
+    const header = Buffer.alloc(12);
+    Buffer.from('KNOCACHE').copy(header);
+    header.writeUInt32BE(1, 8);
+    writeFileSync(cacheFile(root), Buffer.concat([header, createHash('sha256').update(payload).digest(), payload]));
+    const result = await build({ root });
+    expect(result.cacheMiss).toBe('foreign');
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it('misses for every content file when the schema set changes', async () => {
+    const root = copyRepo(happy);
+    await build({ root });
+    const spec = readFileSync(path.join(repoRoot, 'specs/perception-domain-schema.kno'), 'utf8');
+    mkdirSync(path.join(root, 'specs'), { recursive: true });
+    writeFileSync(path.join(root, 'specs', 'perception-domain-schema.kno'), spec.replace('title: Perception domain schema', 'title: Perception domain schema (repo copy)'));
+    const result = await build({ root });
+    const content = result.explanation.inputs.filter((i) => i.path.startsWith('content/'));
+    expect(content.length).toBeGreaterThan(0);
+    expect(content.every((i) => i.cache === 'miss')).toBe(true);
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it('works with --no-cache and writes no cache', async () => {
+    const root = copyRepo(happy);
+    const result = await build({ root, cacheDir: false });
+    expect(result.diagnostics).toEqual([]);
+    expect(existsSync(cacheFile(root))).toBe(false);
+  });
+});
+
+describe('publishing and proving outputs', () => {
+  it('writes _headers with each JSON output\'s sha256 as its ETag, the digest index/agents.json lists', async () => {
+    const root = copyRepo(happy);
+    await build({ root });
+    const headers = readFileSync(path.join(root, 'dist/_headers'), 'utf8');
+    const { agents } = JSON.parse(readFileSync(path.join(root, 'dist/index/agents.json'), 'utf8'));
+    for (const agent of agents) {
+      const block = headers.split('\n\n').find((b) => b.startsWith(`/${agent.card}\n`))!;
+      expect(block).toContain(`ETag: "${agent.sha256}"`);
+      expect(block).toContain('Content-Type: application/json');
+      expect(block).toContain('Cache-Control: public');
+      expect(block).toContain('Access-Control-Allow-Origin: *');
+    }
+  });
+
+  it('build --check exits 1 naming stale files, and 0 when dist/ is current', () => {
+    const root = copyRepo(happy);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    expect(runCli(['build', '--root', root, '--check']).status).toBe(0);
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('name: Review', 'name: Review changes'));
+    const run = runCli(['build', '--root', root, '--check']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('dist/agents/schema-reviewer/.well-known/agent-card.json  error  KNO5003  Output `agents/schema-reviewer/.well-known/agent-card.json` differs');
+    expect(run.stderr).toContain('dist/manifest.json  error  KNO5003');
+  });
+
+  it('knoc verify proves a complete build and names tampered, missing and extra files', () => {
+    const root = copyRepo(happy);
+    runCli(['build', '--root', root]);
+    expect(runCli(['verify', '--root', root]).status).toBe(0);
+    writeFileSync(path.join(root, 'dist/index/agents.json'), '{}\n');
+    writeFileSync(path.join(root, 'dist/extra.txt'), 'x');
+    const run = runCli(['verify', '--root', root]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('KNO5004  Output `index/agents.json` has sha256');
+    expect(run.stderr).toContain('KNO5004  Output `extra.txt` is not listed in manifest.json');
+  });
+
+  it('--verify-determinism builds twice from scratch and finds the same bytes', () => {
+    const run = runCli(['build', '--root', copyRepo(repoRoot), '--verify-determinism']);
+    expect(run.status).toBe(0);
+    expect(run.stderr).not.toContain('KNO5005');
+  });
+
+  it('--explain names parsed inputs and why each output was written', () => {
+    const root = copyRepo(happy);
+    runCli(['build', '--root', root]);
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('name: Review', 'name: Review changes'));
+    const { stdout } = runCli(['build', '--root', root, '--explain']);
+    expect(stdout).toContain('  parsed      content/agent-blueprints/schema-reviewer.kno');
+    expect(stdout).toContain('  cache hit   content/agent-blueprints/drift-sentinel.kno');
+    expect(stdout).toContain('  written    agents/schema-reviewer/.well-known/agent-card.json <- content/agent-blueprints/schema-reviewer.kno');
+  });
+
+  it('leaves a complete dist/ whenever a build is killed', async () => {
+    const root = copyRepo(repoRoot);
+    expect(runCli(['build', '--root', root, '--no-cache']).status).toBe(0);
+    const bin = path.join(repoRoot, 'bin', 'knoc.js');
+    let sawNewTree = false;
+    for (let i = 0; i < 24; i++) {
+      // Alternate two base URLs so every build has a different complete tree to publish.
+      const child = spawn(process.execPath, [bin, 'build', '--root', root, '--no-cache', '--base-url', `https://h${i % 2}.example.org`], { stdio: 'ignore' });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 50 + ((i * 53) % 900)));
+      child.kill('SIGKILL');
+      await exited;
+      const dist = path.join(root, 'dist');
+      if (!existsSync(dist)) {
+        // Killed between the two renames of the swap: the old tree is parked whole and the next build restores it.
+        expect(readdirSync(root).some((e) => e.startsWith('.knoc-old-dist-'))).toBe(true);
+        continue;
+      }
+      const { diagnostics } = await verifyManifest(dist, 'dist');
+      expect(diagnostics, `kill #${i}`).toEqual([]);
+      sawNewTree ||= readFileSync(path.join(dist, '.well-known/agent-card.json'), 'utf8').includes('https://h');
+    }
+    expect(sawNewTree).toBe(true);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    expect(runCli(['verify', '--root', root]).status).toBe(0);
+  }, 120_000);
+});
+
+describe('knoc watch', () => {
+  it('rebuilds when a blueprint changes', async () => {
+    const root = copyRepo(happy);
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), 'watch', '--root', root], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const waitFor = async (predicate: () => boolean) => {
+      for (let i = 0; i < 200 && !predicate(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      return predicate();
+    };
+    try {
+      expect(await waitFor(() => log.includes('Watching for changes'))).toBe(true);
+      const card = path.join(root, 'dist/agents/schema-reviewer/.well-known/agent-card.json');
+      const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('name: Review', 'name: Review in watch mode'));
+      expect(await waitFor(() => readFileSync(card, 'utf8').includes('Review in watch mode'))).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 30_000);
+});
