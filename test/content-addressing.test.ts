@@ -237,3 +237,30 @@ describe('knoc watch', () => {
     }
   }, 30_000);
 });
+
+describe('parallel builds', () => {
+  it('produce the same dist/ bytes with 1, 2 and 3 worker threads', async () => {
+    const root = copyRepo(repoRoot);
+    // Many blueprints, so every worker has a share: copies of the examples under new slugs and ids.
+    const dir = path.join(root, 'content/agent-blueprints');
+    const originals = readdirSync(dir).filter((f) => f.endsWith('.kno'));
+    let n = 0;
+    for (let copy = 0; copy < 6; copy++) {
+      for (const file of originals) {
+        const text = readFileSync(path.join(dir, file), 'utf8');
+        const slug = `${file.replace('.kno', '')}-${copy}`;
+        const id = `01K${String(n++).padStart(23, '0')}`;
+        writeFileSync(path.join(dir, `${slug}.kno`), text.replace(/^slug: .*$/m, `slug: ${slug}`).replace(/^id: .*$/m, `id: ${id}`).replace(/kno:\/\/agent-blueprints\/[a-z-]+/g, 'kno://agent-blueprints/schema-reviewer'));
+      }
+    }
+    const trees = [];
+    for (const jobs of [1, 2, 3]) {
+      const result = await build({ root, out: `dist-${jobs}`, jobs, cacheDir: false });
+      expect(result.diagnostics).toEqual([]);
+      trees.push(snapshotTree(path.join(root, `dist-${jobs}`)));
+    }
+    expect(trees[0]!.size).toBeGreaterThan(60);
+    expect(trees[1]).toEqual(trees[0]);
+    expect(trees[2]).toEqual(trees[0]);
+  });
+});

@@ -27,6 +27,8 @@ export interface BuildCache {
   cards: Map<string, CachedCard>;
   /** Keys read or written in this build, so that saving keeps only what is live. */
   used: Set<string>;
+  /** True once this build stored something new: only then is the cache file rewritten. */
+  dirty?: boolean;
 }
 
 /** An empty cache. */
@@ -60,4 +62,5 @@ export function remember<T>(cache: BuildCache | undefined, map: (c: BuildCache) 
   if (!cache) return;
   map(cache).set(key, value);
   cache.used.add(key);
+  cache.dirty = true;
 }

@@ -46,6 +46,9 @@ Content addressing:
   --explain               say which inputs were parsed or came from the cache, and why each
                           output was rewritten
   --verify-determinism    build twice from scratch and compare every byte
+  -j, --jobs N            worker threads that parse and validate (default: the cores,
+                          at most 4, once 200 or more files need parsing); the output
+                          is the same bytes for every N
 
 Examples:
   knoc build

@@ -32,6 +32,7 @@ const buildOptions = {
   check: { type: 'boolean' },
   explain: { type: 'boolean' },
   'verify-determinism': { type: 'boolean' },
+  jobs: { type: 'string', short: 'j' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -101,11 +102,14 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   const maxWarnings = values['max-warnings'] === undefined ? undefined : Number(values['max-warnings']);
   if (maxWarnings !== undefined && (!Number.isInteger(maxWarnings) || maxWarnings < 0)) throw new UsageError(`--max-warnings must be a whole number of 0 or more, got \`${values['max-warnings']}\``);
 
+  const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
+  if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1 || jobs > 64)) throw new UsageError(`--jobs must be a whole number from 1 to 64, got \`${values.jobs}\``);
   if (command === 'check' && (values.check || values.explain || values['verify-determinism'])) throw new UsageError('--check, --explain and --verify-determinism go with `knoc build`');
   const result = await build({
     write: command === 'build',
     ...(values['no-cache'] ? { cacheDir: false as const } : values['cache-dir'] !== undefined ? { cacheDir: values['cache-dir'] } : {}),
     ...(values.check ? { checkOutputs: true } : {}),
+    ...(jobs !== undefined ? { jobs } : {}),
     ...(values['verify-determinism'] ? { verifyDeterminism: true } : {}),
     failSeverity,
     ...(maxWarnings !== undefined ? { maxWarnings } : {}),

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
-import type { BuildCache } from '../cache/analysis-cache.js';
+import { availableParallelism } from 'node:os';
+import { analysisKey, createBuildCache, type BuildCache } from '../cache/analysis-cache.js';
 import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
 import type { PlannedOutput } from '../emit/plan-outputs.js';
 import { discover, type Discovery } from '../discover/discover.js';
@@ -14,7 +15,8 @@ import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
 import { sha256Hex } from '../model/digest.js';
 import type { SourceFile } from '../model/source-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
-import { compile, type CompileResult } from './compile.js';
+import { compile, compileSpecs, type CompileResult } from './compile.js';
+import { PARALLEL_THRESHOLD, prewarmCache } from './prewarm.js';
 import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
 
@@ -43,6 +45,8 @@ export interface BuildOptions extends GateOptions {
   verifyDeterminism?: boolean;
   /** An in-memory cache to reuse across builds in one process (watch mode); used instead of the cache file. */
   memoryCache?: BuildCache;
+  /** Worker threads that parse and validate; default: the machine's cores (at most 4) once there are many files to parse. */
+  jobs?: number;
 }
 
 /** The cache folder's default place, relative to the root. */
@@ -84,14 +88,20 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       : [];
   const cacheDir = options.cacheDir === false ? undefined : path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR);
   const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
+  const cache = loaded?.cache ?? createBuildCache();
+  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs);
   const result = compile({
     discovery,
-    ...(loaded ? { cache: loaded.cache } : {}),
+    cache,
+    prewarmed,
     ...(config ? { config } : {}),
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
   });
-  if (cacheDir && loaded) await saveCacheFile(cacheDir, loaded.cache).catch(() => undefined);
+  // Rewrite the cache file only when this build added to it, or when most of it went stale.
+  const stale = cache.analyses.size + cache.cards.size > 2 * cache.used.size;
+  if (cacheDir && loaded && !options.memoryCache && (cache.dirty || stale)) await saveCacheFile(cacheDir, cache).catch(() => undefined);
+  cache.dirty = false;
   if (options.verifyDeterminism) {
     const again = compile({ discovery: await discover(root), ...(config ? { config } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
     result.diagnostics.push(...compareBuilds(result.outputs, again.outputs));
@@ -145,6 +155,17 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 /** Everything a build does except publishing. */
 export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildResult> {
   return build({ ...options, write: false });
+}
+
+/** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached. */
+async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined): Promise<Set<string>> {
+  const workers = jobs ?? Math.min(4, availableParallelism());
+  if (workers <= 1) return new Set();
+  const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
+  const misses = discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
+  if (misses.length === 0 || (jobs === undefined && misses.length < PARALLEL_THRESHOLD)) return new Set();
+  await prewarmCache(cache, misses, specs, schemaSetDigest, workers);
+  return new Set(misses.map((m) => m.path));
 }
 
 function compareBuilds(first: readonly PlannedOutput[], second: readonly PlannedOutput[]): Diagnostic[] {

@@ -7,7 +7,8 @@ import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/enti
 import type { SourceFile } from '../model/source-file.js';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
-import { lazyLocator, parseFile, parseSchemaRef } from '../parse/parse-file.js';
+import { lazyLocator, parseSchemaRef } from '../parse/parse-file.js';
+import { analyzeSource } from './analyze-source.js';
 import { analysisKey, cardKey, recall, remember, type BuildCache } from '../cache/analysis-cache.js';
 import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
@@ -32,6 +33,8 @@ export interface CompileInput {
   baseline?: { text: string; path: string };
   /** Analyses and cards from earlier builds, keyed by content; updated in place. */
   cache?: BuildCache;
+  /** Paths whose analyses worker threads put in the cache for this build: parsed, not cache hits. */
+  prewarmed?: ReadonlySet<string>;
 }
 
 /** The in-memory result of a compile: nothing here has touched the disk. */
@@ -72,15 +75,14 @@ export function compile(input: CompileInput): CompileResult {
   const analyze = (source: SourceFile, namespace: string, validate: (entity: Entity) => Diagnostic[]): Entity | undefined => {
     const key = analysisKey(source, namespace);
     let analysis = recall(input.cache, (c) => c.analyses, key);
-    if (analysis) cacheHits.add(source.path);
-    else {
-      const parsed = parseFile(source);
-      const found = parsed.entity ? [...parsed.diagnostics, ...validate(parsed.entity)] : parsed.diagnostics;
-      analysis = { diagnostics: found, ...(parsed.entity ? { data: parsed.entity.data, digest: parsed.entity.digest } : {}) };
+    if (analysis && !input.prewarmed?.has(source.path)) cacheHits.add(source.path);
+    else if (!analysis) {
+      const fresh = analyzeSource(source, validate);
+      analysis = fresh.analysis;
       remember(input.cache, (c) => c.analyses, key, analysis);
-      if (parsed.entity) {
-        diagnostics.push(...found);
-        return parsed.entity;
+      if (fresh.entity) {
+        diagnostics.push(...analysis.diagnostics);
+        return fresh.entity;
       }
     }
     diagnostics.push(...analysis.diagnostics);
@@ -192,4 +194,16 @@ export function compile(input: CompileInput): CompileResult {
     cacheHits,
     schemaSetDigest: registry.digest,
   };
+}
+
+/** Spec entities and the schema set they define, for work that must know the set before compiling (worker threads). */
+export function compileSpecs(specSources: readonly SourceFile[], cache: BuildCache | undefined): { specs: Entity[]; schemaSetDigest: string } {
+  const specs = specSources.flatMap((source) => {
+    const key = analysisKey(source, 'specs');
+    const cached = recall(cache, (c) => c.analyses, key);
+    const analysis = cached ?? analyzeSource(source, () => []).analysis;
+    if (!cached) remember(cache, (c) => c.analyses, key, analysis);
+    return analysis.data && analysis.digest !== undefined ? [{ source, data: analysis.data, digest: analysis.digest, locator: lazyLocator(source.text), schema: parseSchemaRef(analysis.data.$schema) }] : [];
+  });
+  return { specs, schemaSetDigest: createSpecRegistry(specs).registry.digest };
 }

@@ -37,16 +37,17 @@ function checkPerception(agent: Entity, symbols: SymbolTable, unreadable: Readon
   const domains = symbols.bySlug.get(DOMAIN_KIND) ?? new Map<string, Entity>();
   const file = agent.source.path;
   return perceivedDomains(agent).flatMap(({ slug, index }): Diagnostic[] => {
+    const domain = domains.get(slug);
+    if (domain !== undefined && domain.data.deprecated !== true) return [];
+    // Positions are looked up only for findings: on a cached entity each lookup means parsing its YAML again.
     const pointer = joinPointer(['persona', 'perception', 'domains', index]);
     const range = agent.locator.rangeOf(pointer);
-    const domain = domains.get(slug);
     if (domain === undefined) {
       // The domain's own file has its own finding; repeating it on every agent would only mislead.
       if (unreadable.has(`content/perception-domains/${slug}.kno`)) return [];
       const suggestion = suggestClosest(slug, domains.keys());
       return [createDiagnostic('KNO3001', { slug }, { file, pointer, range, ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) })];
     }
-    if (domain.data.deprecated !== true) return [];
     const replacedBy = stringField(domain.data, 'replaced_by');
     return [
       createDiagnostic(

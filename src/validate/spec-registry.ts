@@ -34,6 +34,19 @@ export const SPEC_META = 'spec@0.1.0';
  * with the same `name@version`, so a repository's specs/ override the built-ins.
  */
 export function createSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; diagnostics: Diagnostic[] } {
+  // Compiling schemas is the costly part; the same spec files give the same registry, so reuse it within a process.
+  const memoKey = specs.map((s) => `${s.source.path}\u0000${s.digest}`).join('\u0001');
+  const memo = registryMemo.get(memoKey);
+  if (memo) return memo;
+  const built = buildSpecRegistry(specs);
+  registryMemo.set(memoKey, built);
+  if (registryMemo.size > 8) registryMemo.delete(registryMemo.keys().next().value!);
+  return built;
+}
+
+const registryMemo = new Map<string, { registry: SpecRegistry; diagnostics: Diagnostic[] }>();
+
+function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const chosen = new Map<string, { name: string; version: string; schema: Record<string, unknown>; entity: Entity }>();
   for (const entity of specs) {

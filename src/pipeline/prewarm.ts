@@ -1,0 +1,42 @@
+import { Worker } from 'node:worker_threads';
+import { analysisKey, type BuildCache, type FileAnalysis } from '../cache/analysis-cache.js';
+import type { Entity } from '../model/entity.js';
+import type { SourceFile } from '../model/source-file.js';
+import type { WorkerSetup } from './analyze-worker.js';
+
+/** Below this many files to parse, starting workers costs more than it saves. */
+export const PARALLEL_THRESHOLD = 200;
+
+/** The compiled worker script; tests that run from src/ use the same build of it in lib/. */
+const workerUrl = new URL('../../lib/pipeline/analyze-worker.js', import.meta.url);
+
+/**
+ * Parses and validates, in `jobs` worker threads, every content file the cache
+ * does not hold yet, and stores the results in the cache. compile() then finds
+ * every analysis there, so its output cannot depend on how many jobs ran.
+ */
+export async function prewarmCache(cache: BuildCache, content: readonly SourceFile[], specs: readonly Entity[], schemaSetDigest: string, jobs: number): Promise<number> {
+  const misses = content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
+  if (jobs <= 1 || misses.length === 0) return 0;
+  const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
+  const batches = Array.from({ length: Math.min(jobs, misses.length) }, (_, i) => misses.filter((_, j) => j % jobs === i));
+  const results = await Promise.all(batches.map((batch) => runWorker(setup, batch)));
+  for (const [key, analysis] of results.flat()) {
+    cache.analyses.set(key, analysis);
+    cache.used.add(key);
+  }
+  cache.dirty = true;
+  return misses.length;
+}
+
+function runWorker(setup: WorkerSetup, files: SourceFile[]): Promise<[string, FileAnalysis][]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(workerUrl, { workerData: setup });
+    worker.once('message', (results: [string, FileAnalysis][]) => {
+      void worker.terminate();
+      resolve(results);
+    });
+    worker.once('error', reject);
+    worker.postMessage(files);
+  });
+}
