@@ -160,12 +160,13 @@ export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildR
 /** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached. */
 async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined): Promise<Set<string>> {
   const workers = jobs ?? Math.min(4, availableParallelism());
-  if (workers <= 1) return new Set();
+  if (workers <= 1 || (jobs === undefined && discovery.content.length < PARALLEL_THRESHOLD)) return new Set();
+  const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
   const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
   const misses = discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
-  if (misses.length === 0 || (jobs === undefined && misses.length < PARALLEL_THRESHOLD)) return new Set();
+  if (misses.length === 0 || (jobs === undefined && misses.length < PARALLEL_THRESHOLD)) return new Set(specsParsed);
   await prewarmCache(cache, misses, specs, schemaSetDigest, workers);
-  return new Set(misses.map((m) => m.path));
+  return new Set([...specsParsed, ...misses.map((m) => m.path)]);
 }
 
 function compareBuilds(first: readonly PlannedOutput[], second: readonly PlannedOutput[]): Diagnostic[] {

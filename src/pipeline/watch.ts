@@ -39,8 +39,6 @@ export async function watch(options: WatchOptions): Promise<() => void> {
       running = undefined;
     }
   };
-  await run();
-
   const schedule = (file: string | null) => {
     if (file !== null && !file.endsWith('.kno') && !file.endsWith('.yaml') && !file.endsWith('.json')) return;
     clearTimeout(timer);
@@ -55,6 +53,8 @@ export async function watch(options: WatchOptions): Promise<() => void> {
     }
   }
   watchers.push(watchFiles(root, (_event, file) => (file === 'knoc.config.yaml' ? schedule(file) : undefined)));
+  // Watch first, then build: a change made while the first build runs is not missed.
+  await run();
   return () => {
     clearTimeout(timer);
     for (const w of watchers) w.close();
