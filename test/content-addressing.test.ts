@@ -237,6 +237,12 @@ describe('knoc watch', () => {
       const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
       writeFileSync(file, readFileSync(file, 'utf8').replace('name: Review', 'name: Review in watch mode'));
       expect(await waitFor(() => readFileSync(card, 'utf8').includes('Review in watch mode'))).toBe(true);
+      // A new file means discovering again: its card appears too.
+      writeFileSync(path.join(root, 'content/agent-blueprints/second-reviewer.kno'), readFileSync(file, 'utf8').replace('slug: schema-reviewer', 'slug: second-reviewer').replace('01JQ0000000000000000000A02', '01JQ0000000000000000000A09'));
+      const second = path.join(root, 'dist/agents/second-reviewer/.well-known/agent-card.json');
+      expect(await waitFor(() => existsSync(second))).toBe(true);
+      expect(await waitFor(() => log.split('Watching for changes').length > 3)).toBe(true);
+      expect((await verifyManifest(path.join(root, 'dist'), 'dist')).diagnostics).toEqual([]);
     } finally {
       child.kill('SIGTERM');
     }

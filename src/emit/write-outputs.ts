@@ -22,14 +22,47 @@ const SUFFIX = /^[0-9a-f]{12}$/;
  * (unchanged files hard-linked, so their mtimes stay) and swapped in by rename.
  * When every byte is already in place, nothing is touched.
  */
-export async function writeOutputs(outDir: string, outputs: readonly PlannedOutput[], published?: ReadonlyMap<string, string>): Promise<WriteReport> {
+export async function writeOutputs(outDir: string, outputs: readonly PlannedOutput[], published?: ReadonlyMap<string, string>, mode: 'swap' | 'in-place' = 'swap'): Promise<WriteReport> {
   const release = await acquirePublishLock(outDir);
   try {
-    return await publish(outDir, outputs, published);
+    return mode === 'in-place' && published ? await publishInPlace(outDir, outputs, published) : await publish(outDir, outputs, published);
   } finally {
     await release();
   }
 }
+
+/**
+ * Watch mode's publish: only changed files are written, each to a temporary
+ * name and renamed over the old one, stale files removed, manifest.json last.
+ * Each file is always whole; a watch killed mid-publish can leave old and new
+ * files side by side, which `knoc verify` reports and the next build repairs.
+ */
+async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[], published: ReadonlyMap<string, string>): Promise<WriteReport> {
+  const report: WriteReport = { written: [], unchanged: [], removed: [] };
+  const planned = new Set(outputs.map((o) => o.path));
+  const changed = outputs.filter((o) => published.get(o.path) !== o.sha256);
+  const unchanged = outputs.filter((o) => published.get(o.path) === o.sha256);
+  // A file the manifest vouches for must still be there at its size; if not, the folder was touched: rebuild it whole.
+  const intact = await Promise.all(unchanged.map((o) => hasSize(path.join(outDir, o.path), o.size)));
+  if (intact.includes(false)) return publish(outDir, outputs, published);
+  const order = [...changed.filter((o) => o.path !== MANIFEST), ...changed.filter((o) => o.path === MANIFEST)];
+  for (const output of order) {
+    const target = confined(outDir, output.path);
+    await mkdir(path.dirname(target), { recursive: true });
+    const temp = `${target}.knoc-${randomBytes(6).toString('hex')}`;
+    await writeFile(temp, output.bytes);
+    await rename(temp, target);
+    report.written.push(output.path);
+  }
+  for (const stale of [...published.keys()].filter((p) => !planned.has(p))) {
+    await rm(confined(outDir, stale), { force: true });
+    report.removed.push(stale);
+  }
+  report.unchanged = unchanged.map((o) => o.path);
+  return report;
+}
+
+const MANIFEST = 'manifest.json';
 
 /** Thrown when another live knoc process is publishing the same folder. */
 export class PublishLockedError extends Error {
@@ -79,23 +112,22 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], publis
   const planned = new Set(outputs.map((o) => o.path));
   report.removed = existing.filter((p) => !planned.has(p));
   const same = new Set<string>();
-  for (const output of outputs) {
+  await inParallel(outputs, async (output) => {
     const file = path.join(outDir, output.path);
     // The previous manifest vouches for a file's hash; its size on disk guards against a truncated or replaced file.
     const vouched = published?.get(output.path) === output.sha256 ? await hasSize(file, output.size) : await hasBytes(file, output.bytes);
     if (vouched) same.add(output.path);
-  }
+  });
   for (const output of outputs) (same.has(output.path) ? report.unchanged : report.written).push(output.path);
   if (report.written.length === 0 && report.removed.length === 0) return report;
 
   const stage = path.join(parent, `${STAGE}${name}-${randomBytes(6).toString('hex')}`);
   try {
-    for (const output of outputs) {
-      const target = confined(stage, output.path);
-      await mkdir(path.dirname(target), { recursive: true });
-      if (same.has(output.path)) await link(path.join(outDir, output.path), target);
-      else await writeFile(target, output.bytes);
-    }
+    const targets = outputs.map((output) => ({ output, target: confined(stage, output.path) }));
+    const dirs = [...new Set(targets.map((t) => path.dirname(t.target)))].sort();
+    // Syscalls are independent and mostly waiting: issue them together rather than one by one.
+    await inParallel(dirs, (dir) => mkdir(dir, { recursive: true }));
+    await inParallel(targets, ({ output, target }) => (same.has(output.path) ? link(path.join(outDir, output.path), target) : writeFile(target, output.bytes)));
     await swapIn(stage, outDir);
   } catch (error) {
     await rm(stage, { recursive: true, force: true });
@@ -153,6 +185,15 @@ async function hasBytes(file: string, bytes: Buffer): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Runs `task` over items with a bounded number in flight. */
+async function inParallel<T>(items: readonly T[], task: (item: T) => Promise<unknown>, limit = 64): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 async function hasSize(file: string, size: number): Promise<boolean> {

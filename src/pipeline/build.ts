@@ -47,6 +47,10 @@ export interface BuildOptions extends GateOptions {
   memoryCache?: BuildCache;
   /** Worker threads that parse and validate; default: the machine's cores (at most 4) once there are many files to parse. */
   jobs?: number;
+  /** Watch mode hands over what it knows: sources whose bytes it re-read, so discovery reads nothing else. */
+  discovery?: Discovery;
+  /** `in-place` writes only changed files, each atomically (watch mode); `swap` publishes a whole new tree (default). */
+  publishMode?: 'swap' | 'in-place';
 }
 
 /** The cache folder's default place, relative to the root. */
@@ -66,6 +70,8 @@ export interface BuildResult extends CompileResult {
   explanation: RebuildExplanation;
   /** Why the persistent cache was not used, when it was not. */
   cacheMiss?: CacheMiss;
+  /** The sources this build read, for a watcher to update incrementally. */
+  discovery: Discovery;
   errorCount: number;
   warningCount: number;
   durationMs: number;
@@ -77,7 +83,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const root = path.resolve(options.root ?? '.');
   const baselinePath = options.baseline ?? BASELINE_FILE;
   const [discovery, config, baselineRead] = await Promise.all([
-    discover(root),
+    options.discovery ?? discover(root),
     readConfig(root),
     options.updateBaseline ? undefined : readText(path.resolve(root, baselinePath)),
   ]);
@@ -129,7 +135,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let written: WriteReport | undefined;
   if (options.write !== false && !options.checkOutputs && !failsGate(diagnostics, options)) {
     try {
-      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])));
+      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode);
     } catch (error) {
       const detail = error instanceof Error && 'code' in error ? `${String(error.code)} (${error.message})` : String(error);
       diagnostics.push(createDiagnostic('KNO5001', { detail }, { file: path.relative(root, outDir) || '.' }));
@@ -144,6 +150,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(written ? { written } : {}),
     ...(baselineWritten ? { baselineWritten } : {}),
     failed: failsGate(diagnostics, options),
+    discovery,
     explanation: explainRebuild(result.outputs, inputHashes(discovery, config), result.cacheHits, previous, written),
     ...(loaded?.miss ? { cacheMiss: loaded.miss } : {}),
     errorCount: diagnostics.filter((d) => d.severity === 'error').length,

@@ -1,6 +1,7 @@
 import { watch as watchFiles, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { createBuildCache } from '../cache/analysis-cache.js';
+import { readSource, type Discovery } from '../discover/discover.js';
 import { build, type BuildOptions, type BuildResult } from './build.js';
 
 /** Options for watch mode: a build's options plus what to do after each build. */
@@ -21,6 +22,21 @@ export async function watch(options: WatchOptions): Promise<() => void> {
   let running: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  let last: Discovery | undefined;
+  const changed = new Set<string>();
+  let rediscover = true;
+
+  /** The previous discovery with the changed files re-read, or undefined when files came or went. */
+  const updatedDiscovery = async (): Promise<Discovery | undefined> => {
+    if (!last || rediscover) return undefined;
+    const known = new Map([...last.content, ...last.specs].map((f) => [f.path, f]));
+    const paths = [...changed];
+    if (paths.some((p) => !known.has(p))) return undefined;
+    const fresh = await Promise.all(paths.map((p) => readSource(p, known.get(p)!.absolutePath, known.get(p)!.origin)));
+    if (fresh.some((r) => !('source' in r))) return undefined;
+    for (const r of fresh) if ('source' in r) known.set(r.source.path, r.source);
+    return { ...last, content: last.content.map((f) => known.get(f.path)!), specs: last.specs.map((f) => known.get(f.path)!) };
+  };
 
   const run = async (): Promise<void> => {
     if (running) {
@@ -30,7 +46,12 @@ export async function watch(options: WatchOptions): Promise<() => void> {
     running = (async () => {
       do {
         again = false;
-        options.onBuild(await build({ ...options, root, memoryCache: cache }));
+        const discovery = await updatedDiscovery();
+        changed.clear();
+        rediscover = false;
+        const result = await build({ ...options, root, memoryCache: cache, publishMode: 'in-place', ...(discovery ? { discovery } : {}) });
+        last = result.discovery;
+        options.onBuild(result);
       } while (again);
     })();
     try {
@@ -39,20 +60,23 @@ export async function watch(options: WatchOptions): Promise<() => void> {
       running = undefined;
     }
   };
-  const schedule = (file: string | null) => {
+  const schedule = (event: string, file: string | null) => {
     if (file !== null && !file.endsWith('.kno') && !file.endsWith('.yaml') && !file.endsWith('.json')) return;
+    // An edit names its file; anything else (a file added, removed or renamed) means discovering again.
+    if (event === 'change' && file !== null) changed.add(file);
+    else rediscover = true;
     clearTimeout(timer);
     timer = setTimeout(() => void run(), options.debounceMs ?? 25);
   };
   const watchers: FSWatcher[] = [];
   for (const dir of ['content', 'specs']) {
     try {
-      watchers.push(watchFiles(path.join(root, dir), { recursive: true }, (_event, file) => schedule(file)));
+      watchers.push(watchFiles(path.join(root, dir), { recursive: true }, (event, file) => schedule(event, file === null ? null : `${dir}/${file.split(path.sep).join('/')}`)));
     } catch {
       // A folder that does not exist has nothing to watch.
     }
   }
-  watchers.push(watchFiles(root, (_event, file) => (file === 'knoc.config.yaml' ? schedule(file) : undefined)));
+  watchers.push(watchFiles(root, (_event, file) => (file === 'knoc.config.yaml' ? schedule('rename', file) : undefined)));
   // Watch first, then build: a change made while the first build runs is not missed.
   await run();
   return () => {
