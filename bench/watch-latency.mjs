@@ -4,6 +4,7 @@
 import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { build } from '../lib/pipeline/build.js';
 import { watch } from '../lib/pipeline/watch.js';
