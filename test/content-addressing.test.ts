@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { serialize } from 'node:v8';
 import fc from 'fast-check';
@@ -273,5 +273,22 @@ describe('parallel builds', () => {
     expect(trees[0]!.size).toBeGreaterThan(60);
     expect(trees[1]).toEqual(trees[0]);
     expect(trees[2]).toEqual(trees[0]);
+  });
+});
+
+describe('determinism', () => {
+  it('gives the same bytes whatever order the files were created in', async () => {
+    const a = copyRepo(repoRoot);
+    const b = copyRepo(repoRoot);
+    // Recreate b's content in reverse order, so the file system lists it differently.
+    for (const kind of ['agent-blueprints', 'perception-domains']) {
+      const dir = path.join(b, 'content', kind);
+      const files = readdirSync(dir).sort().reverse().map((f) => [f, readFileSync(path.join(dir, f))] as const);
+      for (const [f] of files) rmSync(path.join(dir, f));
+      for (const [f, bytes] of files) writeFileSync(path.join(dir, f), bytes);
+    }
+    await build({ root: a, cacheDir: false });
+    await build({ root: b, cacheDir: false });
+    expect(snapshotTree(path.join(b, 'dist'))).toEqual(snapshotTree(path.join(a, 'dist')));
   });
 });
