@@ -114,6 +114,7 @@ describe('parseFile', () => {
     ['a: 1\n? [a, b]\n: x\n', 'KNO1006', 2, 3],
     ['a: 1\n~: 1\n', 'KNO1006', 2, 1],
     ['r: !!omap [{a: 1}]\n', 'KNO1001', 1, 4],
+    ["m:\n  1: a\n  '1': b\n", 'KNO1002', 3, 3],
   ])('%j gives %s at %i:%i', (text, code, line, column) => {
     const { entity, diagnostics } = parseFile(source(text));
     expect(entity).toBeUndefined();

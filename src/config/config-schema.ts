@@ -7,10 +7,10 @@ export const configSchema = {
   properties: {
     base_url: {
       title: 'absolute URL',
-      description: 'an absolute `https:` URL where the agents are served, such as `https://agents.example.org`',
+      description: 'an absolute `https:` URL where the agents are served, without a query or fragment, such as `https://agents.example.org`',
       type: 'string',
       format: 'uri',
-      pattern: '^https?://',
+      pattern: '^https?://[^?#]+$',
     },
     out: { title: 'output folder', type: 'string', minLength: 1 },
     fleet: {

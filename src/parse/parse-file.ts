@@ -36,7 +36,8 @@ export function parseFile(source: SourceFile): ParseResult {
   const { doc, locator } = parseYaml(source.text);
   const diagnostics = yamlDiagnostics(doc, source, locator);
   if (diagnostics.length > 0) return { diagnostics };
-  const unrepresentable = findUnrepresentableValues(doc, locator, source.path);
+  // yaml compares keys by value, so `1` and `'1'` pass its check; as JSON property names they collide.
+  const unrepresentable = [...findDuplicateKeys(doc, locator, source.path), ...findUnrepresentableValues(doc, locator, source.path)];
   if (unrepresentable.length > 0) return { diagnostics: unrepresentable };
 
   let data: unknown;

@@ -74,8 +74,22 @@ function checkXris(entity: Entity, symbols: SymbolTable): Diagnostic[] {
       arrayOr(relationships[predicate]).forEach((ref, i) => references.push({ xri: dig(ref, 'xri'), path: ['relationships', predicate, i, 'xri'] }));
     }
   }
-  return references.flatMap(({ xri, path }) => {
-    if (typeof xri !== 'string' || resolveXri(xri, symbols) !== undefined) return [];
+  return references.flatMap(({ xri, path }): Diagnostic[] => {
+    if (typeof xri !== 'string') return [];
+    const target = resolveXri(xri, symbols);
+    if (target !== undefined) {
+      if (target.schema?.name !== DOMAIN_KIND || target.data.deprecated !== true) return [];
+      const slug = stringField(target.data, 'slug') ?? xri;
+      const replacedBy = stringField(target.data, 'replaced_by');
+      const pointer = joinPointer(path);
+      return [
+        createDiagnostic(
+          'KNO3007',
+          { slug, replacedBy: replacedBy ?? '', replacement: replacedBy ? `, replaced by \`${replacedBy}\`` : '' },
+          { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer), related: [relatedAt(target, '/deprecated', `\`${slug}\` is marked deprecated here.`)], ...(replacedBy ? { hint: `Point the reference at \`kno://perception-domains/${replacedBy}\`.` } : { hint: `Move to a current domain; \`${slug}\` names no replacement.` }) },
+        ),
+      ];
+    }
     const pointer = joinPointer(path);
     return [createDiagnostic('KNO3005', { xri, collections: formatChoices(knownCollections) }, { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer) })];
   });
@@ -134,8 +148,11 @@ function checkSecurityRequirements(agent: Entity): Diagnostic[] {
 
 function checkReplacement(domain: Entity, symbols: SymbolTable): Diagnostic[] {
   const replacedBy = stringField(domain.data, 'replaced_by');
-  if (replacedBy === undefined || symbols.bySlug.get(DOMAIN_KIND)?.has(replacedBy)) return [];
   const slug = stringField(domain.data, 'slug') ?? '?';
+  if (replacedBy !== undefined && replacedBy === slug) {
+    return [createDiagnostic('KNO3009', { slug, replacedBy }, { file: domain.source.path, pointer: '/replaced_by', range: domain.locator.rangeOf('/replaced_by'), hint: 'A domain cannot replace itself; name the domain that takes over.' })];
+  }
+  if (replacedBy === undefined || symbols.bySlug.get(DOMAIN_KIND)?.has(replacedBy)) return [];
   const suggestion = suggestClosest(replacedBy, symbols.bySlug.get(DOMAIN_KIND)?.keys() ?? []);
   return [createDiagnostic('KNO3009', { slug, replacedBy }, { file: domain.source.path, pointer: '/replaced_by', range: domain.locator.rangeOf('/replaced_by'), ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) })];
 }
