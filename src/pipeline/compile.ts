@@ -177,7 +177,8 @@ export function compile(input: CompileInput): CompileResult {
   });
   // Settings shape every output, so the config is an input of each.
   if (input.config) for (const request of requests) request.inputs = [...request.inputs, input.config.path];
-  const inputs = [...content, ...ownSpecs, ...(configEntity ? [configEntity] : [])];
+  // The manifest is published: a private blueprint stays out of it, as it stays out of every other output.
+  const inputs = [...content.filter((e) => e.data.visibility !== 'private'), ...ownSpecs, ...(configEntity ? [configEntity] : [])];
   const outputs = planOutputs(requests, inputs, registry.digest);
 
   return {
