@@ -159,6 +159,29 @@ describe('publishing and proving outputs', () => {
     expect(run.stderr).toContain('dist/manifest.json  error  KNO5003');
   });
 
+  it('repairs a same-size edit inside dist/ on the next build', () => {
+    const root = copyRepo(happy);
+    runCli(['build', '--root', root]);
+    const card = path.join(root, 'dist/agents/schema-reviewer/.well-known/agent-card.json');
+    const original = readFileSync(card, 'utf8');
+    writeFileSync(card, original.replace('"Review"', '"Rebuw"'));
+    expect(runCli(['verify', '--root', root]).status).toBe(1);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    expect(readFileSync(card, 'utf8')).toBe(original);
+    expect(runCli(['verify', '--root', root]).status).toBe(0);
+  });
+
+  it('refuses an output folder whose manifest.json is not knoc\'s', () => {
+    const root = copyRepo(happy);
+    mkdirSync(path.join(root, 'public'));
+    writeFileSync(path.join(root, 'public/manifest.json'), '{"name": "My PWA"}\n');
+    writeFileSync(path.join(root, 'public/index.html'), '<html>\n');
+    const run = runCli(['build', '--root', root, '--out', 'public']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('KNO5002');
+    expect(readFileSync(path.join(root, 'public/index.html'), 'utf8')).toBe('<html>\n');
+  });
+
   it('knoc verify proves a complete build and names tampered, missing and extra files', () => {
     const root = copyRepo(happy);
     runCli(['build', '--root', root]);
@@ -182,7 +205,7 @@ describe('publishing and proving outputs', () => {
     runCli(['build', '--root', root]);
     const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
     writeFileSync(file, readFileSync(file, 'utf8').replace('name: Review', 'name: Review changes'));
-    const { stdout } = runCli(['build', '--root', root, '--explain']);
+    const { stderr: stdout } = runCli(['build', '--root', root, '--explain']);
     expect(stdout).toContain('  parsed      content/agent-blueprints/schema-reviewer.kno');
     expect(stdout).toContain('  cache hit   content/agent-blueprints/drift-sentinel.kno');
     expect(stdout).toContain('  written    agents/schema-reviewer/.well-known/agent-card.json <- content/agent-blueprints/schema-reviewer.kno');

@@ -168,7 +168,7 @@ describe('suppressions', () => {
       file,
       readFileSync(file, 'utf8')
         .replace('    domains: [schemaz, api-surface]', '    # knoc-disable-next-line KNO3001 -- the schemaz domain lands next week\n    domains: [schemaz, api-surface]')
-        .replace('    refresh: on-change', '    # knoc-disable-next-line KNO2006 -- nothing to silence here\n    refresh: on-change'),
+        .replace('    refresh: on-change', '    # knoc-disable-next-line KNO3007 -- nothing to silence here\n    refresh: on-change'),
     );
     const run = runCli(['check', '--root', root, '--format', 'json']);
     const report = JSON.parse(run.stdout);
@@ -199,6 +199,23 @@ describe('suppressions', () => {
     writeFileSync(sentinel, readFileSync(sentinel, 'utf8').replace('schemaz', 'schemas'));
     const stale = JSON.parse(runCli(['check', '--root', root, '--format', 'json']).stdout);
     expect(stale.diagnostics.map((d: { code: string }) => d.code).sort()).toEqual(['KNO2006', 'KNO6003']);
+  });
+
+  it('refuses to suppress a parse or schema error, inline or by baseline', () => {
+    const root = copyRepo(happy);
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('ownership:', '# knoc-disable-next-line KNO2004 -- legacy key\nbogus: 1\nownership:'));
+    const report = JSON.parse(runCli(['check', '--root', root, '--format', 'json']).stdout);
+    expect(report.diagnostics.map((d: { code: string }) => d.code).sort()).toEqual(['KNO2004', 'KNO6001']);
+    expect(report.diagnostics.find((d: { code: string }) => d.code === 'KNO6001').message).toContain('cannot be suppressed');
+    runCli(['check', '--root', root, '--update-baseline']);
+    expect(JSON.parse(readFileSync(path.join(root, 'knoc-baseline.json'), 'utf8')).entries).toEqual([]);
+  });
+
+  it('refuses two reports on stdout, which no reader could parse', () => {
+    const run = runCli(['check', '--root', happy, '--format', 'json', '--format', 'sarif']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('only one report can go to stdout');
   });
 
   it('reports a missing --baseline file instead of ignoring it', () => {

@@ -95,6 +95,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  if (formats.filter((f) => f.path === undefined && f.name !== 'stylish').length > 1) throw new UsageError('only one report can go to stdout; send the others to files with --format NAME=FILE');
   if (values['base-url'] !== undefined && !/^https?:\/\/[^\s/]+/.test(values['base-url'])) throw new UsageError(`--base-url must be an absolute http(s) URL, got \`${values['base-url']}\``);
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   const failSeverity = values['fail-severity'] ?? 'error';
@@ -120,12 +121,14 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     ...(values['update-baseline'] ? { updateBaseline: true } : {}),
   });
   await report(result, command, formats, { quiet: values.quiet === true, failSeverity, checkOutputs: values.check === true });
-  if (values.explain) process.stdout.write(renderExplanation(result.explanation, result.cacheMiss));
+  if (values.explain) process.stderr.write(renderExplanation(result.explanation, result.cacheMiss));
   return result.failed ? EXIT.findings : EXIT.ok;
 }
 
 async function report(result: BuildResult, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning'; checkOutputs?: boolean }): Promise<void> {
-  const diagnostics = options.quiet ? result.diagnostics.filter((d) => d.severity === 'error') : result.diagnostics;
+  // Quiet shows what fails the run: errors, and warnings too when the warning gate is what failed it.
+  const warningsFail = result.failed && result.errorCount === 0;
+  const diagnostics = options.quiet ? result.diagnostics.filter((d) => d.severity === 'error' || (warningsFail && d.severity === 'warning')) : result.diagnostics;
   const data: Report = {
     diagnostics,
     knocVersion: KNOC_VERSION,
@@ -214,7 +217,8 @@ function renderExplanation(explanation: RebuildExplanation, cacheMiss: string | 
   for (const input of explanation.inputs) lines.push(`  ${input.cache === 'hit' ? 'cache hit ' : 'parsed    '}  ${input.path}`);
   lines.push('Outputs:');
   const unchanged = explanation.outputs.filter((o) => o.status === 'unchanged').length;
-  for (const output of explanation.outputs.filter((o) => o.status !== 'unchanged')) {
+  if (explanation.outputs.some((o) => o.status === 'planned')) lines.push('  (nothing was published; the outputs below were planned)');
+  for (const output of explanation.outputs.filter((o) => o.status !== 'unchanged' && o.status !== 'planned')) {
     const because = output.changedInputs.length > 0 ? ` <- ${output.changedInputs.join(', ')}` : output.status === 'written' ? ' <- new or changed output' : '';
     lines.push(`  ${output.status.padEnd(9)}  ${output.path}${because}`);
   }

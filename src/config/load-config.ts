@@ -1,4 +1,4 @@
-import { catalogue, lookupCode } from '../diagnostics/catalogue.js';
+import { catalogue, isStructural, lookupCode } from '../diagnostics/catalogue.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import { suggestClosest } from '../diagnostics/suggest.js';
 import { isRecord } from '../model/guards.js';
@@ -56,11 +56,17 @@ export function loadConfig(source: SourceFile | undefined): LoadedConfig {
 function unknownRuleCodes(entity: Entity): Diagnostic[] {
   const rules = entity.data.rules;
   if (!isRecord(rules)) return [];
-  return Object.keys(rules)
+  const fixed = Object.keys(rules)
+    .filter(isStructural)
+    .map((code) => {
+      const pointer = `/rules/${code}`;
+      return createDiagnostic('KNO2040', { detail: `\`rules\` changes \`${code}\`, a parse or schema error, which cannot be changed or turned off.` }, { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer, 'key'), hint: 'Fix the finding instead; parse and schema errors make an entity unreadable.' });
+    });
+  return [...fixed, ...Object.keys(rules)
     .filter((code) => lookupCode(code) === undefined)
     .map((code) => {
       const pointer = `/rules/${code}`;
       const suggestion = suggestClosest(code, Object.keys(catalogue));
       return createDiagnostic('KNO2040', { detail: `\`rules\` names \`${code}\`, which is not a knoc diagnostic code.` }, { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer, 'key'), hint: suggestion ? `Did you mean \`${suggestion}\`? \`knoc explain\` lists every code.` : '`knoc explain` lists every code.' });
-    });
+    })];
 }

@@ -372,3 +372,12 @@ export type DiagnosticCode = keyof typeof catalogue;
 export function lookupCode(code: string): CatalogueEntry | undefined {
   return Object.hasOwn(catalogue, code) ? (catalogue as Record<string, CatalogueEntry>)[code] : undefined;
 }
+
+/**
+ * Parse and schema errors leave an entity unreadable, so no rule, suppression
+ * or baseline may silence them: the entity would vanish from the output unseen.
+ */
+export function isStructural(code: string): boolean {
+  const entry = lookupCode(code);
+  return entry !== undefined && entry.severity === 'error' && (code.startsWith('KNO1') || code.startsWith('KNO2'));
+}

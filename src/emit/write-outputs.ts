@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
@@ -25,7 +25,7 @@ const SUFFIX = /^[0-9a-f]{12}$/;
 export async function writeOutputs(outDir: string, outputs: readonly PlannedOutput[], published?: ReadonlyMap<string, string>, mode: 'swap' | 'in-place' = 'swap'): Promise<WriteReport> {
   const release = await acquirePublishLock(outDir);
   try {
-    return mode === 'in-place' && published ? await publishInPlace(outDir, outputs, published) : await publish(outDir, outputs, published);
+    return mode === 'in-place' && published ? await publishInPlace(outDir, outputs, published) : await publish(outDir, outputs);
   } finally {
     await release();
   }
@@ -43,8 +43,8 @@ async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[],
   const changed = outputs.filter((o) => published.get(o.path) !== o.sha256);
   const unchanged = outputs.filter((o) => published.get(o.path) === o.sha256);
   // A file the manifest vouches for must still be there at its size; if not, the folder was touched: rebuild it whole.
-  const intact = await Promise.all(unchanged.map((o) => hasSize(path.join(outDir, o.path), o.size)));
-  if (intact.includes(false)) return publish(outDir, outputs, published);
+  const intact = await Promise.all(unchanged.map((o) => hasBytes(path.join(outDir, o.path), o.bytes)));
+  if (intact.includes(false)) return publish(outDir, outputs);
   const order = [...changed.filter((o) => o.path !== MANIFEST), ...changed.filter((o) => o.path === MANIFEST)];
   for (const output of order) {
     const target = confined(outDir, output.path);
@@ -55,7 +55,13 @@ async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[],
     report.written.push(output.path);
   }
   for (const stale of [...published.keys()].filter((p) => !planned.has(p))) {
-    await rm(confined(outDir, stale), { force: true });
+    const target = confined(outDir, stale);
+    await rm(target, { force: true });
+    // Remove folders the file leaves empty, up to the output folder itself.
+    for (let dir = path.dirname(target); dir.startsWith(outDir + path.sep); dir = path.dirname(dir)) {
+      if ((await readdir(dir).catch(() => ['?'])).length > 0) break;
+      await rmdir(dir).catch(() => undefined);
+    }
     report.removed.push(stale);
   }
   report.unchanged = unchanged.map((o) => o.path);
@@ -103,7 +109,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function publish(outDir: string, outputs: readonly PlannedOutput[], published?: ReadonlyMap<string, string>): Promise<WriteReport> {
+async function publish(outDir: string, outputs: readonly PlannedOutput[]): Promise<WriteReport> {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   await recoverInterruptedSwap(outDir);
@@ -114,9 +120,8 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], publis
   const same = new Set<string>();
   await inParallel(outputs, async (output) => {
     const file = path.join(outDir, output.path);
-    // The previous manifest vouches for a file's hash; its size on disk guards against a truncated or replaced file.
-    const vouched = published?.get(output.path) === output.sha256 ? await hasSize(file, output.size) : await hasBytes(file, output.bytes);
-    if (vouched) same.add(output.path);
+    // Only bytes prove a file unchanged: a same-size edit in dist/ must be repaired, not linked into the new tree.
+    if (await hasBytes(file, output.bytes)) same.add(output.path);
   });
   for (const output of outputs) (same.has(output.path) ? report.unchanged : report.written).push(output.path);
   if (report.written.length === 0 && report.removed.length === 0) return report;
@@ -194,15 +199,6 @@ async function inParallel<T>(items: readonly T[], task: (item: T) => Promise<unk
     while (next < items.length) await task(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-async function hasSize(file: string, size: number): Promise<boolean> {
-  try {
-    const info = await stat(file);
-    return info.isFile() && info.size === size;
-  } catch {
-    return false;
-  }
 }
 
 async function exists(file: string): Promise<boolean> {

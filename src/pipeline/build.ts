@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
@@ -125,7 +125,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     diagnostics.push(createDiagnostic('KNO6004', { detail: 'it would overwrite a source file; choose a path outside content/ and specs/' }, { file: baselinePath }));
   } else if (options.updateBaseline) {
     try {
-      await writeFile(path.resolve(root, baselinePath), formatBaseline(createBaseline(diagnostics)));
+      await mkdir(path.dirname(baselineTarget), { recursive: true });
+      await writeFile(baselineTarget, formatBaseline(createBaseline(diagnostics)));
       baselineWritten = baselinePath;
     } catch (error) {
       diagnostics.push(createDiagnostic('KNO6004', { detail: error instanceof Error ? error.message : String(error) }, { file: baselinePath }));
@@ -219,7 +220,7 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
     const info = await lstat(outDir).catch(() => undefined);
     if (info?.isSymbolicLink()) reason = 'is a symbolic link; point --out at the real folder';
     else if (info && !info.isDirectory()) reason = 'exists and is not a folder';
-    else if (info && (await readdir(outDir)).length > 0 && !(await lstat(path.join(outDir, 'manifest.json')).catch(() => undefined))) reason = 'holds files knoc did not write (it has no manifest.json)';
+    else if (info && (await readdir(outDir)).length > 0 && !(await readManifest(outDir))) reason = 'holds files knoc did not write (it has no knoc manifest.json)';
   }
   return reason ? [createDiagnostic('KNO5002', { out, reason }, site)] : [];
 }

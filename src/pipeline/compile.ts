@@ -16,6 +16,7 @@ import { projectDomainIndex, type DomainIndex } from '../project/project-domain-
 import { projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
 import { bindSymbols } from '../resolve/bind.js';
 import { createDiagnostic } from '../diagnostics/create.js';
+import { isStructural } from '../diagnostics/catalogue.js';
 import { isSafeSlug, missingCardFields } from '../project/check-card.js';
 import { resolveReferences } from '../resolve/resolve-references.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
@@ -101,7 +102,7 @@ export function compile(input: CompileInput): CompileResult {
   const suppressor = createSuppressor(sources, baseline?.baseline && input.baseline ? { baseline: baseline.baseline, file: input.baseline.path } : undefined);
   /** Config severities first, then suppressions: what is left is what the author sees. */
   // Parse and schema errors leave an entity unreadable: no rule or suppression may silence them into a published card.
-  const structural = (d: Diagnostic) => d.severity === 'error' && (d.code.startsWith('KNO1') || d.code.startsWith('KNO2'));
+  const structural = (d: Diagnostic) => d.severity === 'error' && isStructural(d.code);
   const settle = (found: readonly Diagnostic[]) => [...found.filter(structural), ...suppressor.filter(applyRuleSeverities(found.filter((d) => !structural(d)), config.rules))];
 
   const isEntity = (e: Entity | undefined): e is Entity => e !== undefined;

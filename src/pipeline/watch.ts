@@ -1,4 +1,4 @@
-import { watch as watchFiles, type FSWatcher } from 'node:fs';
+import { readdirSync, watch as watchFiles, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { createBuildCache } from '../cache/analysis-cache.js';
 import { readSource, type Discovery } from '../discover/discover.js';
@@ -47,6 +47,8 @@ export async function watch(options: WatchOptions): Promise<() => void> {
       do {
         again = false;
         const discovery = await updatedDiscovery();
+        // Node's recursive watcher follows files, and an atomic save replaces the file: watch afresh after any rename.
+        if (!discovery && started) restartWatchers();
         changed.clear();
         rediscover = false;
         const result = await build({ ...options, root, memoryCache: cache, publishMode: 'in-place', ...(discovery ? { discovery } : {}) });
@@ -61,26 +63,56 @@ export async function watch(options: WatchOptions): Promise<() => void> {
     }
   };
   const schedule = (event: string, file: string | null) => {
-    if (file !== null && !file.endsWith('.kno') && !file.endsWith('.yaml') && !file.endsWith('.json')) return;
-    // An edit names its file; anything else (a file added, removed or renamed) means discovering again.
-    if (event === 'change' && file !== null) changed.add(file);
+    const relevant = file === null || /\.(kno|yaml|json)$/.test(file);
+    // An edit names its file; a rename (a file or folder added, removed, moved, or saved atomically) means discovering again.
+    if (event === 'change' && file !== null && relevant) changed.add(file);
+    else if (event === 'rename') rediscover = true;
+    else if (!relevant) return;
     else rediscover = true;
     clearTimeout(timer);
     timer = setTimeout(() => void run(), options.debounceMs ?? 25);
   };
-  const watchers: FSWatcher[] = [];
-  for (const dir of ['content', 'specs']) {
-    try {
-      watchers.push(watchFiles(path.join(root, dir), { recursive: true }, (event, file) => schedule(event, file === null ? null : `${dir}/${file.split(path.sep).join('/')}`)));
-    } catch {
-      // A folder that does not exist has nothing to watch.
+  let watchers: FSWatcher[] = [];
+  let started = false;
+  const startWatchers = () => {
+    // One plain watcher per folder: it reports its children by name and survives files replaced by an atomic save.
+    for (const dir of ['content', 'specs'].flatMap((top) => foldersUnder(root, top))) {
+      try {
+        watchers.push(watchFiles(path.join(root, dir), (event, file) => schedule(event, file === null ? null : `${dir}/${file}`)));
+      } catch {
+        // A folder removed meanwhile: the rename event that removed it triggers a fresh discovery.
+      }
     }
-  }
-  watchers.push(watchFiles(root, (_event, file) => (file === 'knoc.config.yaml' ? schedule('rename', file) : undefined)));
+    watchers.push(watchFiles(root, (_event, file) => (file === 'knoc.config.yaml' || file === 'content' || file === 'specs' ? schedule('rename', file) : undefined)));
+    started = true;
+  };
+  const restartWatchers = () => {
+    for (const w of watchers) w.close();
+    watchers = [];
+    startWatchers();
+  };
+  startWatchers();
   // Watch first, then build: a change made while the first build runs is not missed.
   await run();
   return () => {
     clearTimeout(timer);
     for (const w of watchers) w.close();
   };
+}
+
+/** `top` and every folder below it, relative to root with forward slashes; none when `top` does not exist. */
+function foldersUnder(root: string, top: string): string[] {
+  const found: string[] = [];
+  const walk = (relative: string) => {
+    let entries;
+    try {
+      entries = readdirSync(path.join(root, relative), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    found.push(relative);
+    for (const entry of entries) if (entry.isDirectory()) walk(`${relative}/${entry.name}`);
+  };
+  walk(top);
+  return found;
 }

@@ -19,10 +19,10 @@ export interface ResolveOptions {
 export function resolveReferences(symbols: SymbolTable, options: ResolveOptions = {}): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const agent of symbols.ofKind(AGENT_KIND)) {
-    diagnostics.push(...checkPerception(agent, symbols, options.unreadable ?? new Set()), ...checkXris(agent, symbols), ...checkPricing(agent), ...checkSecurityRequirements(agent));
+    diagnostics.push(...checkPerception(agent, symbols, options.unreadable ?? new Set()), ...checkXris(agent, symbols, options.unreadable ?? new Set()), ...checkPricing(agent), ...checkSecurityRequirements(agent));
   }
   for (const domain of symbols.ofKind(DOMAIN_KIND)) {
-    diagnostics.push(...checkReplacement(domain, symbols), ...checkXris(domain, symbols));
+    diagnostics.push(...checkReplacement(domain, symbols), ...checkXris(domain, symbols, options.unreadable ?? new Set()));
   }
   if (options.complete !== false) diagnostics.push(...checkOrphans(symbols));
   return diagnostics;
@@ -65,7 +65,7 @@ function checkPerception(agent: Entity, symbols: SymbolTable, unreadable: Readon
   });
 }
 
-function checkXris(entity: Entity, symbols: SymbolTable): Diagnostic[] {
+function checkXris(entity: Entity, symbols: SymbolTable, unreadable: ReadonlySet<string>): Diagnostic[] {
   const references: { xri: unknown; path: (string | number)[] }[] = [];
   arrayOr(dig(entity.data, 'composes')).forEach((ref, i) => references.push({ xri: dig(ref, 'xri'), path: ['composes', i, 'xri'] }));
   const relationships = dig(entity.data, 'relationships');
@@ -90,6 +90,8 @@ function checkXris(entity: Entity, symbols: SymbolTable): Diagnostic[] {
         ),
       ];
     }
+    // A reference to a file that exists but could not be read is that file's finding, not this one's.
+    if (unreadable.has(`content/${xri.replace(/^kno:\/\//, '')}.kno`)) return [];
     const pointer = joinPointer(path);
     return [createDiagnostic('KNO3005', { xri, collections: formatChoices(knownCollections) }, { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer) })];
   });

@@ -1,3 +1,4 @@
+import { isStructural } from '../diagnostics/catalogue.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic, Range } from '../diagnostics/diagnostic.js';
 import { isRecord } from '../model/guards.js';
@@ -23,7 +24,8 @@ export interface Baseline {
 /** Records today's findings (not errors of the baseline machinery itself) as a baseline, sorted. */
 export function createBaseline(diagnostics: readonly Diagnostic[]): Baseline {
   const entries = diagnostics
-    .filter((d) => !d.code.startsWith('KNO6'))
+    // Parse and schema errors cannot be accepted: they would fail every later run anyway.
+    .filter((d) => !d.code.startsWith('KNO6') && !isStructural(d.code))
     .map((d) => ({ code: d.code, file: d.file ?? '', fingerprint: fingerprintOf(d), message: d.message }))
     .sort((a, b) => (a.file + a.code + a.fingerprint < b.file + b.code + b.fingerprint ? -1 : 1));
   return { version: 1, entries };

@@ -1,4 +1,4 @@
-import { lookupCode } from '../diagnostics/catalogue.js';
+import { isStructural, lookupCode } from '../diagnostics/catalogue.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic, Range } from '../diagnostics/diagnostic.js';
 
@@ -36,7 +36,17 @@ export function parseInlineSuppressions(file: string, text: string): { suppressi
     const codes = codePart.split(/[\s,]+/).filter(Boolean);
     const reason = reasonParts.join('--').trim();
     const badCode = codes.find((c) => lookupCode(c) === undefined);
-    const problem = codes.length === 0 ? 'names no code' : badCode !== undefined ? `names \`${badCode}\`, which is not a knoc diagnostic code` : reason === '' ? 'gives no reason' : undefined;
+    const fixedCode = codes.find(isStructural);
+    const problem =
+      codes.length === 0
+        ? 'names no code'
+        : badCode !== undefined
+          ? `names \`${badCode}\`, which is not a knoc diagnostic code`
+          : fixedCode !== undefined
+            ? `names \`${fixedCode}\`, a parse or schema error, which cannot be suppressed`
+            : reason === ''
+              ? 'gives no reason'
+              : undefined;
     if (problem !== undefined) diagnostics.push(createDiagnostic('KNO6001', { problem }, { file, range }));
     else suppressions.push({ file, line: index + 1, range, codes, used: new Set() });
   });

@@ -58,7 +58,7 @@ function result(d: Diagnostic) {
 function location(file: string, range: Range | undefined) {
   return {
     physicalLocation: {
-      artifactLocation: { uri: encodeURI(file), uriBaseId: '%SRCROOT%' },
+      artifactLocation: { uri: file.split('/').map(encodeURIComponent).join('/'), uriBaseId: '%SRCROOT%' },
       ...(range
         ? { region: { startLine: range.start.line, startColumn: range.start.column, endLine: range.end.line, endColumn: Math.max(range.end.column, range.start.column) } }
         : {}),
