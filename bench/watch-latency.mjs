@@ -1,7 +1,7 @@
 // Measures how long a one-file edit takes to reach dist/ under `knoc watch`, side by
 // side with a cold in-process build of the same repository, and reports the ratio.
 // Usage: npm run bench:watch -- [--n 1000]   (needs `npm run build` first)
-import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -58,6 +58,7 @@ for (let r = 0; r < runs; r++) {
   latencies.push(performance.now() - t);
 }
 stop();
+rmSync(root, { recursive: true, force: true });
 
 const coldMs = median(cold);
 const editMs = median(latencies.slice(1));

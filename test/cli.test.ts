@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KNOC_VERSION } from '../src/model/version.js';
@@ -107,5 +107,17 @@ describe('internal failures', () => {
     const run = runCli(['check', '--root', path.join(happy, 'knoc.config.yaml')]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--root must be a directory/);
+  });
+});
+
+describe('files that are not regular files', () => {
+  it('reports a symbolic link and a folder named *.kno instead of skipping them', () => {
+    const root = copyRepo(happy);
+    symlinkSync(path.join(root, 'content/agent-blueprints/schema-reviewer.kno'), path.join(root, 'content/agent-blueprints/linked.kno'));
+    mkdirSync(path.join(root, 'content/agent-blueprints/folder.kno'));
+    const run = runCli(['check', '--root', root]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('content/agent-blueprints/linked.kno  error  KNO1005  The file cannot be read: it is a symbolic link');
+    expect(run.stderr).toContain('content/agent-blueprints/folder.kno  error  KNO1005  The file cannot be read: it is a folder, expected a file.');
   });
 });

@@ -1,4 +1,4 @@
-import { readFile, realpath } from 'node:fs/promises';
+import { lstat, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { globby } from 'globby';
@@ -27,6 +27,15 @@ export async function discover(root: string): Promise<Discovery> {
     globby('content/**/*.kno', { cwd: root, onlyFiles: true, followSymbolicLinks: false, dot: false }),
     globby('specs/*.kno', { cwd: root, onlyFiles: true, followSymbolicLinks: false }),
   ]);
+  // Anything matching the patterns that is not a regular file (a symbolic link, a folder named *.kno) is reported, never skipped unseen.
+  const everything = await globby(['content/**/*.kno', 'specs/*.kno'], { cwd: root, onlyFiles: false, followSymbolicLinks: false, dot: false, markDirectories: true });
+  const regular = new Set([...contentPaths, ...specPaths]);
+  for (const odd of sortPaths(everything.filter((p) => !regular.has(p)))) {
+    const relative = odd.replace(/\/$/, '');
+    const info = await lstat(path.join(root, relative)).catch(() => undefined);
+    const detail = info?.isSymbolicLink() ? 'it is a symbolic link; knoc reads only regular files inside the repository' : info?.isDirectory() ? 'it is a folder, expected a file' : 'it is not a regular file';
+    diagnostics.push(createDiagnostic('KNO1005', { detail }, { file: relative }));
+  }
   const ownSpecsAreBuiltin = await sameDirectory(path.join(root, 'specs'), builtinSpecsDir);
   const builtinPaths = ownSpecsAreBuiltin ? [] : await globby('*.kno', { cwd: builtinSpecsDir, onlyFiles: true });
 

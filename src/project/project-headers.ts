@@ -21,5 +21,7 @@ export function projectHeaders(outputs: readonly Pick<PlannedOutput, 'path' | 's
       if (card) lines.push('  Access-Control-Allow-Origin: *');
       return lines.join('\n');
     });
+  // The manifest cannot carry its own hash; it is small and must always be fresh.
+  blocks.push(['/manifest.json', '  Content-Type: application/json; charset=utf-8', '  Cache-Control: no-cache'].join('\n'));
   return `${blocks.join('\n\n')}\n`;
 }

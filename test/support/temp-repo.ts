@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,9 +6,16 @@ import { fileURLToPath } from 'node:url';
 /** The knoc repository itself: its content/ is the shipped example set. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Copies a repository's content/, specs/ and knoc.config.yaml into a fresh temp folder. */
+const created: string[] = [];
+// Temp repositories live as long as the test worker; remove them when it exits.
+process.once('exit', () => {
+  for (const dir of created) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Copies a repository's content/, specs/ and knoc.config.yaml into a fresh temp folder, removed when the tests end. */
 export function copyRepo(from: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'knoc-test-'));
+  created.push(dir);
   for (const entry of ['content', 'specs', 'knoc.config.yaml']) {
     try {
       cpSync(path.join(from, entry), path.join(dir, entry), { recursive: true });
