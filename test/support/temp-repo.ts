@@ -7,10 +7,11 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 const created: string[] = [];
-// Temp repositories live as long as the test worker; remove them when it exits.
-process.once('exit', () => {
-  for (const dir of created) rmSync(dir, { recursive: true, force: true });
-});
+
+/** Removes every temp repository made so far; test/support/setup.ts calls it after each test file. */
+export function removeTempRepos(): void {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
 
 /** Copies a repository's content/, specs/ and knoc.config.yaml into a fresh temp folder, removed when the tests end. */
 export function copyRepo(from: string): string {
