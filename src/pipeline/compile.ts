@@ -109,15 +109,16 @@ export function compile(input: CompileInput): CompileResult {
   const specs = input.discovery.specs.map((source) => analyze(source, 'specs', () => [])).filter(isEntity);
 
   const { registry, diagnostics: specDiagnostics } = createSpecRegistry(specs);
-  diagnostics.push(...specDiagnostics);
   const content = input.discovery.content.map((source) => analyze(source, registry.digest, (entity) => validateEntity(entity, registry))).filter(isEntity);
+  // Read after validating: a schema compiles on first use, and a failure to compile is reported then.
+  diagnostics.push(...specDiagnostics);
 
   const ownSpecs = specs.filter((s) => s.source.origin !== 'builtin');
   const { symbols, diagnostics: bindDiagnostics } = bindSymbols([...content, ...ownSpecs]);
   // An orphan domain is only certain when every content file was read as a valid entity.
   const contentFiles = new Set(input.discovery.content.map((f) => f.path));
   const complete = content.length === contentFiles.size && !diagnostics.some((d) => d.severity === 'error' && d.file !== undefined && contentFiles.has(d.file));
-  const readable = new Set(content.filter((e) => e.schema && registry.lookup(e.schema.name, e.schema.version)).map((e) => e.source.path));
+  const readable = new Set(content.filter((e) => e.schema && registry.has(e.schema.name, e.schema.version)).map((e) => e.source.path));
   const unreadable = new Set([...contentFiles].filter((f) => !readable.has(f)));
   diagnostics.push(...bindDiagnostics, ...resolveReferences(symbols, { complete, unreadable }));
 

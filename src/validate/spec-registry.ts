@@ -17,7 +17,10 @@ export interface CompiledSpec {
 
 /** Every `name@version` a build knows, with a digest of the whole set. */
 export interface SpecRegistry {
+  /** The compiled schema for `name@version`, compiling it on first use. */
   lookup(name: string, version: string): CompiledSpec | undefined;
+  /** Whether `name@version` is defined, without compiling it. */
+  has(name: string, version: string): boolean;
   /** Sorted `name@version` list, for messages. */
   known(): string[];
   /** Sorted versions of one name. */
@@ -61,26 +64,45 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
     chosen.set(`${name}@${version}`, { name, version, schema: dig(entity.data, 'spec', 'schema') as Record<string, unknown>, entity });
   }
 
+  // Schemas are checked against the meta-schema now, but compiled only when first used:
+  // a build whose every file comes from the cache never pays for code generation.
   const ajv = createAjv();
-  const compiled = new Map<string, CompiledSpec>();
+  const usable = new Map<string, { name: string; version: string; schema: Record<string, unknown>; entity: Entity }>();
   for (const [key, spec] of [...chosen].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    try {
-      // `$id` is dropped so that two specs sharing one cannot collide inside ajv.
-      const schema = { ...spec.schema };
-      delete schema.$id;
-      compiled.set(key, { name: spec.name, version: spec.version, validate: ajv.compile(schema), entity: spec.entity });
-    } catch (error) {
-      const detail = `\`spec.schema\` does not compile: ${error instanceof Error ? error.message : String(error)}`;
-      diagnostics.push(createDiagnostic('KNO2030', { detail }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
+    // `$id` is dropped so that two specs sharing one cannot collide inside ajv.
+    const schema = { ...spec.schema };
+    delete schema.$id;
+    if (ajv.validateSchema(schema) === true) {
+      usable.set(key, { ...spec, schema });
+      continue;
     }
+    const detail = `\`spec.schema\` is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+    diagnostics.push(createDiagnostic('KNO2030', { detail }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
   }
+  const compiled = new Map<string, CompiledSpec | null>();
+  const lookup = (name: string, version: string): CompiledSpec | undefined => {
+    const key = `${name}@${version}`;
+    const spec = usable.get(key);
+    if (!spec) return undefined;
+    if (!compiled.has(key)) {
+      try {
+        compiled.set(key, { name: spec.name, version: spec.version, validate: ajv.compile(spec.schema), entity: spec.entity });
+      } catch (error) {
+        const detail = `\`spec.schema\` does not compile: ${error instanceof Error ? error.message : String(error)}`;
+        diagnostics.push(createDiagnostic('KNO2030', { detail }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
+        compiled.set(key, null);
+      }
+    }
+    return compiled.get(key) ?? undefined;
+  };
 
-  const keys = [...compiled.keys()];
+  const keys = [...usable.keys()];
   const registry: SpecRegistry = {
-    lookup: (name, version) => compiled.get(`${name}@${version}`),
+    lookup,
+    has: (name, version) => usable.has(`${name}@${version}`),
     known: () => keys,
-    versionsOf: (name) => [...compiled.values()].filter((s) => s.name === name).map((s) => s.version).sort(compareVersions),
-    digest: digestOf(keys.map((key) => [key, compiled.get(key)!.entity.digest])),
+    versionsOf: (name) => [...usable.values()].filter((s) => s.name === name).map((s) => s.version).sort(compareVersions),
+    digest: digestOf(keys.map((key) => [key, usable.get(key)!.entity.digest])),
   };
   return { registry, diagnostics };
 }
