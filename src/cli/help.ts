@@ -18,6 +18,24 @@ Exit codes: 0 clean, 1 findings at or above the failing severity,
 2 usage error or internal failure.
 `;
 
+/** The reporting, gating and cache options `build` and `check` share. */
+const COMMON_OPTIONS = `  --root DIR              repository to compile (default: current directory)
+  --base-url URL          where agents are served; overrides base_url in knoc.config.yaml
+  -f, --format NAME[=FILE]
+                          stylish (default, to stderr), json, sarif, github or junit
+                          (to stdout, or to FILE); repeat for several reports in one run
+  --fail-severity LEVEL   error (default) or warning: the lowest severity that fails
+  --max-warnings N        also fail when there are more than N warnings
+  --baseline FILE         accepted findings (default: knoc-baseline.json when present)
+  --update-baseline       record today's findings in the baseline file
+  -q, --quiet             report only what fails the run
+  --cache-dir DIR         where parsed files are cached by content (default: node_modules/.cache/knoc)
+  --no-cache              parse everything again and keep no cache
+  -j, --jobs N            worker threads that parse and validate (default: the cores,
+                          at most 4, once 200 or more files need parsing); the output
+                          is the same bytes for every N
+`;
+
 const COMMANDS: Record<string, string> = {
   build: `Usage: knoc build [options]
 
@@ -27,28 +45,13 @@ error is found nothing is written and the previous output stays as it was.
 
 Options:
   --out DIR               output folder, relative to the root (default: dist)
-  --root DIR              repository to compile (default: current directory)
-  --base-url URL          where agents are served; overrides base_url in knoc.config.yaml
-  -f, --format NAME[=FILE]
-                          stylish (default, to stderr), json, sarif, github or junit
-                          (to stdout, or to FILE); repeat for several reports in one run
-  --fail-severity LEVEL   error (default) or warning: the lowest severity that fails
-  --max-warnings N        also fail when there are more than N warnings
-  --baseline FILE         accepted findings (default: knoc-baseline.json when present)
-  --update-baseline       record today's findings in the baseline file
-  -q, --quiet             report errors only
-
+${COMMON_OPTIONS}
 Content addressing:
-  --cache-dir DIR         where parsed files are cached by content (default: node_modules/.cache/knoc)
-  --no-cache              parse everything again and keep no cache
   --check                 write nothing; exit 1 naming every file in dist/ that differs
                           from what the sources produce (for repositories that commit dist/)
   --explain               say which inputs were parsed or came from the cache, and why each
                           output was rewritten
   --verify-determinism    build twice from scratch and compare every byte
-  -j, --jobs N            worker threads that parse and validate (default: the cores,
-                          at most 4, once 200 or more files need parsing); the output
-                          is the same bytes for every N
 
 Examples:
   knoc build
@@ -63,17 +66,7 @@ Exits 1 when findings fail the gate (any error, or warnings with
 --fail-severity warning or past --max-warnings), 0 otherwise.
 
 Options:
-  --root DIR              repository to compile (default: current directory)
-  --base-url URL          where agents are served; overrides base_url in knoc.config.yaml
-  -f, --format NAME[=FILE]
-                          stylish (default, to stderr), json, sarif, github or junit
-                          (to stdout, or to FILE); repeat for several reports in one run
-  --fail-severity LEVEL   error (default) or warning: the lowest severity that fails
-  --max-warnings N        also fail when there are more than N warnings
-  --baseline FILE         accepted findings (default: knoc-baseline.json when present)
-  --update-baseline       record today's findings in the baseline file
-  -q, --quiet             report errors only
-
+${COMMON_OPTIONS}
 Inline suppressions: put \`# knoc-disable-next-line KNO3008 -- reason\` on the
 line above a finding. The reason is required; unused suppressions are reported.
 
