@@ -101,7 +101,7 @@ describe('the content-addressed cache', () => {
   it('ignores a cache written by another knoc version', async () => {
     const root = copyRepo(repoRoot);
     await build({ root });
-    const payload = serialize({ knoc: `${KNOC_VERSION}-other`, analyses: new Map(), cards: new Map() });
+    const payload = serialize({ knoc: `${KNOC_VERSION}-other-build`, analyses: new Map(), cards: new Map() });
     const header = Buffer.alloc(12);
     Buffer.from('KNOCACHE').copy(header);
     header.writeUInt32BE(1, 8);

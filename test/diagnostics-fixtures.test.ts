@@ -17,7 +17,8 @@ describe('diagnostic fixtures', () => {
   it.each(cases)('%s', async (name) => {
     const root = path.join(fixturesDir, name);
     const code = name.slice(0, 7);
-    const result = await check({ root });
+    // No cache: fixture folders stay as committed, and every run checks the code as it is now.
+    const result = await check({ root, cacheDir: false });
     const triggered = result.diagnostics.filter((d) => d.code === code);
     expect(triggered.length, `fixture ${name} must trigger ${code}`).toBeGreaterThan(0);
     for (const d of triggered) {

@@ -3,7 +3,7 @@ import type { AgentCard } from '../project/a2a-types.js';
 import type { EntityData } from '../model/entity.js';
 import { sha256Hex } from '../model/digest.js';
 import type { SourceFile } from '../model/source-file.js';
-import { KNOC_VERSION } from '../model/version.js';
+import { knocBuildId } from '../model/version.js';
 
 /** What parsing and validating one file produced: all a later build needs instead of parsing it again. */
 export interface FileAnalysis {
@@ -37,16 +37,16 @@ export function createBuildCache(): BuildCache {
 }
 
 /**
- * The key of one file's analysis: knoc's version, the schema set it was
+ * The key of one file's analysis: knoc's build (version and code), the schema set it was
  * validated against, its path (reports name it) and its bytes. Never an mtime.
  */
 export function analysisKey(source: SourceFile, schemaSetDigest: string): string {
-  return sha256Hex(['analysis', KNOC_VERSION, schemaSetDigest, source.path, source.sha256].join('\u0000'));
+  return sha256Hex(['analysis', knocBuildId(), schemaSetDigest, source.path, source.sha256].join('\u0000'));
 }
 
 /** The key of a projected card: knoc's version, the entity's digest and schema, and the settings a card reads. */
 export function cardKey(entityDigest: string, schema: string, settings: string): string {
-  return sha256Hex(['card', KNOC_VERSION, entityDigest, schema, settings].join('\u0000'));
+  return sha256Hex(['card', knocBuildId(), entityDigest, schema, settings].join('\u0000'));
 }
 
 /** Looks up a key and marks it live. */

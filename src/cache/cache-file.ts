@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { isRecord } from '../model/guards.js';
-import { KNOC_VERSION } from '../model/version.js';
+import { knocBuildId } from '../model/version.js';
 import { createBuildCache, type BuildCache } from './analysis-cache.js';
 
 const MAGIC = Buffer.from('KNOCACHE');
@@ -31,7 +31,7 @@ export async function loadCacheFile(dir: string): Promise<{ cache: BuildCache; m
   if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(MAGIC.length + 4, header))) return { cache: createBuildCache(), miss: 'corrupt' };
   try {
     const data: unknown = deserialize(payload);
-    if (!isRecord(data) || data.knoc !== KNOC_VERSION || !(data.analyses instanceof Map) || !(data.cards instanceof Map)) return { cache: createBuildCache(), miss: 'foreign' };
+    if (!isRecord(data) || data.knoc !== knocBuildId() || !(data.analyses instanceof Map) || !(data.cards instanceof Map)) return { cache: createBuildCache(), miss: 'foreign' };
     return { cache: { analyses: data.analyses, cards: data.cards, used: new Set() } };
   } catch {
     return { cache: createBuildCache(), miss: 'corrupt' };
@@ -41,7 +41,7 @@ export async function loadCacheFile(dir: string): Promise<{ cache: BuildCache; m
 /** Saves the live entries of a cache atomically (write beside, then rename). */
 export async function saveCacheFile(dir: string, cache: BuildCache): Promise<void> {
   const live = <T>(map: Map<string, T>) => new Map([...map].filter(([key]) => cache.used.has(key)));
-  const payload = serialize({ knoc: KNOC_VERSION, analyses: live(cache.analyses), cards: live(cache.cards) });
+  const payload = serialize({ knoc: knocBuildId(), analyses: live(cache.analyses), cards: live(cache.cards) });
   const header = Buffer.alloc(MAGIC.length + 4);
   MAGIC.copy(header);
   header.writeUInt32BE(FORMAT, MAGIC.length);

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { analysisKey, type FileAnalysis } from '../cache/analysis-cache.js';
+import type { FileAnalysis } from '../cache/analysis-cache.js';
 import type { Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
 import { lazyLocator, parseSchemaRef } from '../parse/parse-file.js';
@@ -17,7 +17,8 @@ const setup = workerData as WorkerSetup;
 const specs: Entity[] = setup.specs.map(({ source, data, digest }) => ({ source, data, digest, locator: lazyLocator(source.text), schema: parseSchemaRef(data.$schema) }));
 const { registry } = createSpecRegistry(specs);
 
+// Results come back in the order the files were sent; the main thread keys them.
 parentPort?.on('message', (files: SourceFile[]) => {
-  const results: [string, FileAnalysis][] = files.map((source) => [analysisKey(source, registry.digest), analyzeSource(source, (e) => validateEntity(e, registry)).analysis]);
+  const results: FileAnalysis[] = files.map((source) => analyzeSource(source, (e) => validateEntity(e, registry)).analysis);
   parentPort?.postMessage(results);
 });

@@ -21,18 +21,21 @@ export async function prewarmCache(cache: BuildCache, content: readonly SourceFi
   const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
   const batches = Array.from({ length: Math.min(jobs, misses.length) }, (_, i) => misses.filter((_, j) => j % jobs === i));
   const results = await Promise.all(batches.map((batch) => runWorker(setup, batch)));
-  for (const [key, analysis] of results.flat()) {
-    cache.analyses.set(key, analysis);
-    cache.used.add(key);
-  }
+  batches.forEach((batch, b) =>
+    batch.forEach((source, i) => {
+      const key = analysisKey(source, schemaSetDigest);
+      cache.analyses.set(key, results[b]![i]!);
+      cache.used.add(key);
+    }),
+  );
   cache.dirty = true;
   return misses.length;
 }
 
-function runWorker(setup: WorkerSetup, files: SourceFile[]): Promise<[string, FileAnalysis][]> {
+function runWorker(setup: WorkerSetup, files: SourceFile[]): Promise<FileAnalysis[]> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerUrl, { workerData: setup });
-    worker.once('message', (results: [string, FileAnalysis][]) => {
+    worker.once('message', (results: FileAnalysis[]) => {
       void worker.terminate();
       resolve(results);
     });

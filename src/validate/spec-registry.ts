@@ -21,6 +21,8 @@ export interface SpecRegistry {
   lookup(name: string, version: string): CompiledSpec | undefined;
   /** Whether `name@version` is defined, without compiling it. */
   has(name: string, version: string): boolean;
+  /** The path of the spec file that defines `name@version`. */
+  sourceOf(name: string, version: string): string | undefined;
   /** Sorted `name@version` list, for messages. */
   known(): string[];
   /** Sorted versions of one name. */
@@ -100,6 +102,7 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
   const registry: SpecRegistry = {
     lookup,
     has: (name, version) => usable.has(`${name}@${version}`),
+    sourceOf: (name, version) => usable.get(`${name}@${version}`)?.entity.source.path,
     known: () => keys,
     versionsOf: (name) => [...usable.values()].filter((s) => s.name === name).map((s) => s.version).sort(compareVersions),
     digest: digestOf(keys.map((key) => [key, usable.get(key)!.entity.digest])),

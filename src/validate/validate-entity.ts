@@ -16,6 +16,10 @@ export function validateEntity(entity: Entity, registry: SpecRegistry): Diagnost
     return [createDiagnostic('KNO2001', { example }, { file, pointer: '', range: entity.locator.rangeOfMapping('') })];
   }
   const spec = entity.schema && registry.lookup(entity.schema.name, entity.schema.version);
+  if (spec === undefined && entity.schema && registry.has(entity.schema.name, entity.schema.version)) {
+    const found = `${entity.schema.name}@${entity.schema.version}`;
+    return [createDiagnostic('KNO2031', { found, spec: registry.sourceOf(entity.schema.name, entity.schema.version) ?? 'specs/' }, { file, pointer: '/$schema', range: entity.locator.rangeOf('/$schema') })];
+  }
   if (spec === undefined) {
     const found = typeof raw === 'string' ? raw : JSON.stringify(raw);
     const suggestion = suggestClosest(found, registry.known());
