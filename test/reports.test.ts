@@ -143,11 +143,11 @@ describe('gating', () => {
     [['--max-warnings', '-1']],
     [['--format', 'sarif=']],
   ])('rejects %j as a usage error (exit 2)', (flags) => {
-    expect(runCli(['check', '--root', happy, ...flags]).status).toBe(2);
+    expect(runCli(['check', '--root', happy, '--no-cache', ...flags]).status).toBe(2);
   });
 
   it('prints only a one-line summary for a clean repository', () => {
-    const run = runCli(['check', '--root', happy]);
+    const run = runCli(['check', '--root', happy, '--no-cache']);
     expect(run.status).toBe(0);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; checked\n$/);
@@ -213,13 +213,13 @@ describe('suppressions', () => {
   });
 
   it('refuses two reports on stdout, which no reader could parse', () => {
-    const run = runCli(['check', '--root', happy, '--format', 'json', '--format', 'sarif']);
+    const run = runCli(['check', '--root', happy, '--no-cache', '--format', 'json', '--format', 'sarif']);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('only one report can go to stdout');
   });
 
   it('reports a missing --baseline file instead of ignoring it', () => {
-    const run = runCli(['check', '--root', happy, '--baseline', 'nope.json']);
+    const run = runCli(['check', '--root', happy, '--no-cache', '--baseline', 'nope.json']);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('KNO6004');
   });
