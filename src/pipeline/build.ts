@@ -7,12 +7,11 @@ import { availableParallelism } from 'node:os';
 import { analysisKey, createBuildCache, type BuildCache } from '../cache/analysis-cache.js';
 import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
 import type { PlannedOutput } from '../emit/plan-outputs.js';
-import { discover, type Discovery } from '../discover/discover.js';
+import { discover, readSource, type Discovery } from '../discover/discover.js';
 import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
-import { sha256Hex } from '../model/digest.js';
 import type { SourceFile } from '../model/source-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, type CompileResult } from './compile.js';
@@ -198,14 +197,10 @@ async function readText(file: string): Promise<string | { error: string }> {
   }
 }
 
+/** knoc.config.yaml, read like every other source; a missing file is no config. */
 async function readConfig(root: string): Promise<SourceFile | undefined> {
-  const absolutePath = path.join(root, CONFIG_FILE);
-  try {
-    const bytes = await readFile(absolutePath);
-    return { path: CONFIG_FILE, absolutePath, text: bytes.toString('utf8'), sha256: sha256Hex(bytes), origin: 'content' };
-  } catch {
-    return undefined;
-  }
+  const read = await readSource(CONFIG_FILE, path.join(root, CONFIG_FILE), 'content');
+  return 'source' in read ? read.source : undefined;
 }
 
 /** The output folder is replaced whole, so it must be knoc's own: never the sources, the repository, or someone else's files. */

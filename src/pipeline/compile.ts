@@ -7,9 +7,8 @@ import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/enti
 import type { SourceFile } from '../model/source-file.js';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
-import { lazyLocator, parseSchemaRef } from '../parse/parse-file.js';
-import { analyzeSource } from './analyze-source.js';
-import { analysisKey, cardKey, recall, remember, type BuildCache } from '../cache/analysis-cache.js';
+import { analyzeCached } from './analyze-source.js';
+import { cardKey, recall, remember, type BuildCache } from '../cache/analysis-cache.js';
 import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
 import { projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
@@ -74,21 +73,10 @@ export function compile(input: CompileInput): CompileResult {
   const cacheHits = new Set<string>();
   /** Parse (and validate) a file, or recall what an earlier build found for the same bytes. */
   const analyze = (source: SourceFile, namespace: string, validate: (entity: Entity) => Diagnostic[]): Entity | undefined => {
-    const key = analysisKey(source, namespace);
-    let analysis = recall(input.cache, (c) => c.analyses, key);
-    if (analysis && !input.prewarmed?.has(source.path)) cacheHits.add(source.path);
-    else if (!analysis) {
-      const fresh = analyzeSource(source, validate);
-      analysis = fresh.analysis;
-      remember(input.cache, (c) => c.analyses, key, analysis);
-      if (fresh.entity) {
-        diagnostics.push(...analysis.diagnostics);
-        return fresh.entity;
-      }
-    }
+    const { analysis, entity, hit } = analyzeCached(source, namespace, validate, input.cache);
+    if (hit && !input.prewarmed?.has(source.path)) cacheHits.add(source.path);
     diagnostics.push(...analysis.diagnostics);
-    if (!analysis.data || analysis.digest === undefined) return undefined;
-    return { source, data: analysis.data, locator: lazyLocator(source.text), schema: parseSchemaRef(analysis.data.$schema), digest: analysis.digest };
+    return entity;
   };
 
   const configStart = diagnostics.length;
@@ -100,8 +88,8 @@ export function compile(input: CompileInput): CompileResult {
   if (input.baseline) sources.set(input.baseline.path, input.baseline.text);
   diagnostics.push(...(baseline?.diagnostics ?? []));
   const suppressor = createSuppressor(sources, baseline?.baseline && input.baseline ? { baseline: baseline.baseline, file: input.baseline.path } : undefined);
-  /** Config severities first, then suppressions: what is left is what the author sees. */
-  // Parse and schema errors leave an entity unreadable: no rule or suppression may silence them into a published card.
+  // Config severities first, then suppressions: what is left is what the author sees. Parse and schema
+  // errors are exempt: they leave an entity unreadable, and no rule may silence them into a published card.
   const structural = (d: Diagnostic) => d.severity === 'error' && isStructural(d.code);
   const settle = (found: readonly Diagnostic[]) => [...found.filter(structural), ...suppressor.filter(applyRuleSeverities(found.filter((d) => !structural(d)), config.rules))];
 
@@ -201,12 +189,6 @@ export function compile(input: CompileInput): CompileResult {
 
 /** Spec entities and the schema set they define, for work that must know the set before compiling (worker threads). */
 export function compileSpecs(specSources: readonly SourceFile[], cache: BuildCache | undefined): { specs: Entity[]; schemaSetDigest: string } {
-  const specs = specSources.flatMap((source) => {
-    const key = analysisKey(source, 'specs');
-    const cached = recall(cache, (c) => c.analyses, key);
-    const analysis = cached ?? analyzeSource(source, () => []).analysis;
-    if (!cached) remember(cache, (c) => c.analyses, key, analysis);
-    return analysis.data && analysis.digest !== undefined ? [{ source, data: analysis.data, digest: analysis.digest, locator: lazyLocator(source.text), schema: parseSchemaRef(analysis.data.$schema) }] : [];
-  });
+  const specs = specSources.flatMap((source) => analyzeCached(source, 'specs', () => [], cache).entity ?? []);
   return { specs, schemaSetDigest: createSpecRegistry(specs).registry.digest };
 }
