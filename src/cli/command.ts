@@ -1,0 +1,38 @@
+import { stat } from 'node:fs/promises';
+
+/** Exit codes: 0 clean, 1 findings at or above the failing severity, 2 usage error or internal failure. */
+export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
+
+/** A mistake in how knoc was called; reported with exit code 2 and a pointer to `--help`. */
+export class UsageError extends Error {}
+
+/** One `knoc <name>` subcommand: its help text and what it does. */
+export interface Command {
+  name: string;
+  /** Other names that reach the same command. */
+  aliases?: readonly string[];
+  /** One line for the top-level `knoc --help`. */
+  summary: string;
+  /** The full `knoc <name> --help` text. */
+  help: string;
+  /** Runs with the arguments after the command name; returns the exit code. */
+  run(args: readonly string[]): Promise<number> | number;
+}
+
+export function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+export async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Writes a command's help to stdout and returns exit 0. */
+export function printHelp(command: Pick<Command, 'help'>): number {
+  process.stdout.write(command.help);
+  return EXIT.ok;
+}

@@ -1,0 +1,204 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { build, type BuildResult } from '../../pipeline/build.js';
+import type { RebuildExplanation } from '../../pipeline/explain.js';
+import { KNOC_VERSION } from '../../model/version.js';
+import { choosePaint } from '../paint.js';
+import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
+import type { Report } from '../render/report.js';
+import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
+
+/** The reporting, gating and cache options `build` and `check` share. */
+export const COMMON_OPTIONS = `  --root DIR              repository to compile (default: current directory)
+  --base-url URL          where agents are served; overrides base_url in knoc.config.yaml
+  -f, --format NAME[=FILE]
+                          stylish (default, to stderr), json, sarif, github or junit
+                          (to stdout, or to FILE); repeat for several reports in one run
+  --fail-severity LEVEL   error (default) or warning: the lowest severity that fails
+  --max-warnings N        also fail when there are more than N warnings
+  --baseline FILE         accepted findings (default: knoc-baseline.json when present)
+  --update-baseline       record today's findings in the baseline file
+  -q, --quiet             report only what fails the run
+  --cache-dir DIR         where parsed files are cached by content (default: node_modules/.cache/knoc)
+  --no-cache              parse everything again and keep no cache
+  -j, --jobs N            worker threads that parse and validate (default: the cores,
+                          at most 4, once 200 or more files need parsing); the output
+                          is the same bytes for every N
+`;
+
+const buildOptions = {
+  root: { type: 'string' },
+  out: { type: 'string' },
+  'base-url': { type: 'string' },
+  format: { type: 'string', short: 'f', multiple: true },
+  'fail-severity': { type: 'string' },
+  'max-warnings': { type: 'string' },
+  baseline: { type: 'string' },
+  'update-baseline': { type: 'boolean' },
+  'cache-dir': { type: 'string' },
+  'no-cache': { type: 'boolean' },
+  check: { type: 'boolean' },
+  explain: { type: 'boolean' },
+  'verify-determinism': { type: 'boolean' },
+  jobs: { type: 'string', short: 'j' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+export const buildCommand: Command = {
+  name: 'build',
+  summary: 'validate, check references and write cards and indexes to dist/',
+  help: `Usage: knoc build [options]
+
+Compiles content/**/*.kno into dist/: one A2A v1.0 card per agent, the fleet
+card, the perception-domain index, the agent directory and a manifest. When any
+error is found nothing is written and the previous output stays as it was.
+
+Options:
+  --out DIR               output folder, relative to the root (default: dist)
+${COMMON_OPTIONS}
+Content addressing:
+  --check                 write nothing; exit 1 naming every file in dist/ that differs
+                          from what the sources produce (for repositories that commit dist/)
+  --explain               say which inputs were parsed or came from the cache, and why each
+                          output was rewritten
+  --verify-determinism    build twice from scratch and compare every byte
+
+Examples:
+  knoc build
+  knoc build --root ./agents --base-url https://agents.example.org
+  knoc build --format stylish --format sarif=reports/knoc.sarif
+  knoc build --check         # in CI, when dist/ is committed
+`,
+  run: (args) => runBuild('build', args),
+};
+
+export const checkCommand: Command = {
+  name: 'check',
+  summary: 'everything build does except writing',
+  help: `Usage: knoc check [options]
+
+Runs every phase of a build (parse, validate, resolve, project) without writing.
+Exits 1 when findings fail the gate (any error, or warnings with
+--fail-severity warning or past --max-warnings), 0 otherwise.
+
+Options:
+${COMMON_OPTIONS}
+Inline suppressions: put \`# knoc-disable-next-line KNO3008 -- reason\` on the
+line above a finding. The reason is required; unused suppressions are reported.
+
+Examples:
+  knoc check
+  knoc check --format json > knoc-report.json
+  knoc check --format github --format sarif=knoc.sarif --fail-severity warning
+  knoc check --update-baseline      # accept today's findings; later runs fail on new ones only
+`,
+  run: (args) => runBuild('check', args),
+};
+
+async function runBuild(command: 'build' | 'check', args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...args], options: buildOptions, allowPositionals: true, strict: true });
+  if (values.help) {
+    return printHelp(command === 'build' ? buildCommand : checkCommand);
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\``);
+  let formats: FormatSpec[];
+  try {
+    formats = parseFormatSpecs(values.format);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (formats.filter((f) => f.path === undefined && f.name !== 'stylish').length > 1) throw new UsageError('only one report can go to stdout; send the others to files with --format NAME=FILE');
+  if (values['base-url'] !== undefined && !/^https?:\/\/[^\s/]+/.test(values['base-url'])) throw new UsageError(`--base-url must be an absolute http(s) URL, got \`${values['base-url']}\``);
+  if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
+  const failSeverity = values['fail-severity'] ?? 'error';
+  if (failSeverity !== 'error' && failSeverity !== 'warning') throw new UsageError(`--fail-severity must be \`error\` or \`warning\`, got \`${failSeverity}\``);
+  const maxWarnings = values['max-warnings'] === undefined ? undefined : Number(values['max-warnings']);
+  if (maxWarnings !== undefined && (!Number.isInteger(maxWarnings) || maxWarnings < 0)) throw new UsageError(`--max-warnings must be a whole number of 0 or more, got \`${values['max-warnings']}\``);
+
+  const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
+  if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1 || jobs > 64)) throw new UsageError(`--jobs must be a whole number from 1 to 64, got \`${values.jobs}\``);
+  if (command === 'check' && (values.check || values.explain || values['verify-determinism'])) throw new UsageError('--check, --explain and --verify-determinism go with `knoc build`');
+  const result = await build({
+    write: command === 'build',
+    ...(values['no-cache'] ? { cacheDir: false as const } : values['cache-dir'] !== undefined ? { cacheDir: values['cache-dir'] } : {}),
+    ...(values.check ? { checkOutputs: true } : {}),
+    ...(jobs !== undefined ? { jobs } : {}),
+    ...(values['verify-determinism'] ? { verifyDeterminism: true } : {}),
+    failSeverity,
+    ...(maxWarnings !== undefined ? { maxWarnings } : {}),
+    ...(values.root !== undefined ? { root: values.root } : {}),
+    ...(values.out !== undefined ? { out: values.out } : {}),
+    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+    ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
+    ...(values['update-baseline'] ? { updateBaseline: true } : {}),
+  });
+  await report(result, command, formats, { quiet: values.quiet === true, failSeverity, checkOutputs: values.check === true });
+  if (values.explain) process.stderr.write(renderExplanation(result.explanation, result.cacheMiss));
+  return result.failed ? EXIT.findings : EXIT.ok;
+}
+
+async function report(result: BuildResult, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning'; checkOutputs?: boolean }): Promise<void> {
+  // Quiet shows what fails the run: errors, and warnings too when the warning gate is what failed it.
+  const warningsFail = result.failed && result.errorCount === 0;
+  const diagnostics = options.quiet ? result.diagnostics.filter((d) => d.severity === 'error' || (warningsFail && d.severity === 'warning')) : result.diagnostics;
+  const data: Report = {
+    diagnostics,
+    knocVersion: KNOC_VERSION,
+    summary: {
+      errors: result.errorCount,
+      warnings: result.warningCount,
+      infos: result.diagnostics.filter((d) => d.severity === 'info').length,
+      suppressed: result.suppressed.length,
+      failed: result.failed,
+    },
+    failSeverity: options.failSeverity,
+  };
+  const sources = (file: string) => result.sources.get(file);
+  for (const format of formats) {
+    if (format.path === undefined) {
+      const stream = format.name === 'stylish' ? process.stderr : process.stdout;
+      stream.write(renderFormat(format.name, data, sources, choosePaint(stream, process.env)));
+    } else {
+      const target = path.resolve(format.path);
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, renderFormat(format.name, data, sources, choosePaint(undefined, {})));
+    }
+  }
+  const paint = choosePaint(process.stderr, process.env);
+  const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
+  const suppressed = result.suppressed.length > 0 ? ` (${result.suppressed.length} suppressed)` : '';
+  const outcome =
+    command === 'check'
+      ? 'checked'
+      : options.checkOutputs
+        ? result.failed ? 'output is stale' : 'output is up to date'
+        : result.written
+        ? `wrote ${relativeOut(result)} (${result.written.written.length} changed, ${result.written.unchanged.length} unchanged, ${result.written.removed.length} removed)`
+        : `nothing written`;
+  const baseline = result.baselineWritten ? `; baseline written to ${result.baselineWritten}` : '';
+  const line = `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${outcome}${baseline}`;
+  if (!options.quiet || result.failed) process.stderr.write(`${result.failed ? paint.red(line) : line}\n`);
+}
+
+function renderExplanation(explanation: RebuildExplanation, cacheMiss: string | undefined): string {
+  const lines = ['Inputs:'];
+  if (cacheMiss && cacheMiss !== 'absent') lines.push(`  (the cache was ${cacheMiss} and was dropped)`);
+  for (const input of explanation.inputs) lines.push(`  ${input.cache === 'hit' ? 'cache hit ' : 'parsed    '}  ${input.path}`);
+  lines.push('Outputs:');
+  const unchanged = explanation.outputs.filter((o) => o.status === 'unchanged').length;
+  if (explanation.outputs.some((o) => o.status === 'planned')) lines.push('  (nothing was published; the outputs below were planned)');
+  for (const output of explanation.outputs.filter((o) => o.status !== 'unchanged' && o.status !== 'planned')) {
+    const because = output.changedInputs.length > 0 ? ` <- ${output.changedInputs.join(', ')}` : output.status === 'written' ? ' <- new or changed output' : '';
+    lines.push(`  ${output.status.padEnd(9)}  ${output.path}${because}`);
+  }
+  lines.push(`  ${unchanged} unchanged`);
+  return `${lines.join('\n')}\n`;
+}
+
+function relativeOut(result: BuildResult): string {
+  const relative = result.outDir.startsWith(result.root + '/') ? result.outDir.slice(result.root.length + 1) : result.outDir;
+  return `${relative}/`;
+}
+

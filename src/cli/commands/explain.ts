@@ -1,0 +1,31 @@
+import { catalogue, lookupCode } from '../../diagnostics/catalogue.js';
+import { EXIT, UsageError, printHelp, type Command } from '../command.js';
+
+export const explainCommand: Command = {
+  name: 'explain',
+  summary: 'describe a diagnostic code (knoc explain KNO3001)',
+  help: `Usage: knoc explain [CODE]
+
+Prints what a diagnostic code means and how to fix it; without a code, lists them all.
+
+Example:
+  knoc explain KNO3001
+`,
+  run: runExplain,
+};
+
+function runExplain(args: readonly string[]): number {
+  if (args.includes('--help') || args.includes('-h')) {
+    return printHelp(explainCommand);
+  }
+  const code = args[0]?.toUpperCase();
+  if (code === undefined) {
+    for (const [key, entry] of Object.entries(catalogue)) process.stdout.write(`${key}  ${entry.severity.padEnd(7)}  ${entry.title}\n`);
+    return EXIT.ok;
+  }
+  const entry = lookupCode(code);
+  if (!entry) throw new UsageError(`unknown diagnostic code \`${args[0]}\`; run \`knoc explain\` for the list`);
+  process.stdout.write(`${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n${entry.hint ? `\nFix: ${entry.hint}\n` : ''}`);
+  return EXIT.ok;
+}
+
