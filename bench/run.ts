@@ -1,0 +1,127 @@
+// npm run bench [-- --n 10000 --runs 5]: knoc against the floor and ajv-cli on one generated corpus.
+// Every measurement is a separate child process run under /usr/bin/time, which reports the peak
+// resident set (ru_maxrss, including any processes it started) after the process exits; wall time
+// is taken around the spawn. Each is run once to warm the file cache, then `runs` times; medians.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { availableParallelism, cpus } from 'node:os';
+import { parseDocument } from 'yaml';
+import { generateCorpus, writeCorpus } from './generate.js';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({ options: { n: { type: 'string' }, runs: { type: 'string' } } });
+const n = Number(values.n ?? 10_000);
+const runs = Number(values.runs ?? 5);
+const knoc = path.join(repo, 'bin/knoc.js');
+const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+/** The corpus for n, generated once and kept under .bench/ (gitignored). */
+function corpus(): { clean: string; broken: string; yaml: string; expectedErrors: number } {
+  const dir = path.join(repo, '.bench', `n${n}`);
+  const marker = path.join(dir, 'ready.json');
+  const paths = { clean: path.join(dir, 'clean'), broken: path.join(dir, 'broken'), yaml: path.join(dir, 'yaml') };
+  if (existsSync(marker)) return { ...paths, ...(JSON.parse(readFileSync(marker, 'utf8')) as { expectedErrors: number }) };
+  console.error(`generating ${n} blueprints under ${dir} ...`);
+  writeCorpus(paths.clean, generateCorpus({ n }));
+  const broken = generateCorpus({ n, broken: true });
+  writeCorpus(paths.broken, broken);
+  // ajv-cli reads .yaml data and a JSON schema: the same files, copied, and the built-in specs as JSON.
+  for (const kind of ['agent-blueprints', 'perception-domains']) {
+    mkdirSync(path.join(paths.yaml, kind), { recursive: true });
+    for (const file of readdirSync(path.join(paths.clean, 'content', kind))) cpSync(path.join(paths.clean, 'content', kind, file), path.join(paths.yaml, kind, file.replace(/\.kno$/, '.yaml')));
+  }
+  for (const file of readdirSync(path.join(repo, 'specs'))) {
+    const { spec } = parseDocument(readFileSync(path.join(repo, 'specs', file), 'utf8')).toJS() as { spec: { name: string; schema: Record<string, unknown> } };
+    const schema = { ...spec.schema };
+    delete schema.$id;
+    writeFileSync(path.join(paths.yaml, `${spec.name}.schema.json`), JSON.stringify(schema));
+  }
+  writeFileSync(marker, JSON.stringify({ expectedErrors: broken.expectedErrors }));
+  return { ...paths, expectedErrors: broken.expectedErrors };
+}
+
+interface Sample { ms: number; rssMb: number }
+
+/** Runs a command once and measures it; `expect` is the exit code it must end with. */
+function measureOnce(command: string[], cwd: string, expect: number): Sample {
+  const rssFile = path.join(repo, '.bench', 'rss.txt');
+  const argv = timeBin ? [timeBin, '-f', '%M', '-o', rssFile, ...command] : command;
+  const started = performance.now();
+  const child = spawnSync(argv[0]!, argv.slice(1), { cwd, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 28 });
+  const ms = performance.now() - started;
+  if (child.status !== expect) throw new Error(`${command.join(' ')} exited ${child.status}, expected ${expect}:\n${child.stderr.toString().slice(-2000)}`);
+  const rssMb = timeBin ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) / 1024 : NaN;
+  return { ms, rssMb };
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** One warm-up, then `runs` measured runs, each after `before`. */
+function measure(name: string, command: string[], cwd: string, expect: number, before: (run: number) => void = () => {}): { name: string; ms: number; rssMb: number } {
+  before(-1);
+  measureOnce(command, cwd, expect);
+  const samples: Sample[] = [];
+  for (let r = 0; r < runs; r++) {
+    before(r);
+    samples.push(measureOnce(command, cwd, expect));
+  }
+  const result = { name, ms: median(samples.map((s) => s.ms)), rssMb: Math.max(...samples.map((s) => s.rssMb)) };
+  console.error(`  ${name.padEnd(16)} ${result.ms.toFixed(0).padStart(7)} ms  ${result.rssMb.toFixed(0).padStart(5)} MB   [${samples.map((s) => s.ms.toFixed(0)).join(', ')}]`);
+  return result;
+}
+
+const c = corpus();
+const cleanCache = (root: string) => () => {
+  rmSync(path.join(root, 'node_modules'), { recursive: true, force: true });
+  rmSync(path.join(root, 'dist'), { recursive: true, force: true });
+};
+const ajv = path.join(repo, 'node_modules/ajv-cli/dist/index.js');
+const ajvArgs = (kind: string, schema: string) => `node ${ajv} validate --spec=draft2020 --strict=false --all-errors -c ajv-formats -s ${path.join(c.yaml, schema)} -d "${path.join(c.yaml, kind)}/*.yaml"`;
+const edited = path.join(c.clean, 'content/agent-blueprints', readdirSync(path.join(c.clean, 'content/agent-blueprints')).sort()[0]!);
+const original = readFileSync(edited, 'utf8');
+
+console.error(`n=${n}, ${runs} runs each after a warm-up, ${availableParallelism()} cores, Node ${process.version}`);
+const floor = measure('floor', ['node', path.join(repo, 'bench/floor.mjs'), c.clean], repo, 0);
+const peer = measure('ajv-cli', ['sh', '-c', `${ajvArgs('agent-blueprints', 'agent-blueprint.schema.json')} > /dev/null && ${ajvArgs('perception-domains', 'perception-domain.schema.json')} > /dev/null`], repo, 0);
+const cold = measure('knoc cold', ['node', knoc, 'build'], c.clean, 0, cleanCache(c.clean));
+const noop = measure('knoc no-op', ['node', knoc, 'build'], c.clean, 0);
+const edit = measure('knoc one-edit', ['node', knoc, 'build'], c.clean, 0, (r) => writeFileSync(edited, original.replace(/^(title: .*)$/m, `$1 edit ${r + 2}`)));
+writeFileSync(edited, original);
+measureOnce(['node', knoc, 'build'], c.clean, 0);
+const broken = measure('knoc check 1%', ['node', knoc, 'check'], c.broken, 1, cleanCache(c.broken));
+
+const ratio = (a: number, b: number) => a / b;
+const rows: [string, number, number][] = [
+  ['cold / floor', ratio(cold.ms, floor.ms), 1.0],
+  ['cold / ajv-cli', ratio(cold.ms, peer.ms), 1.0],
+  ['no-op / ajv-cli', ratio(noop.ms, peer.ms), 0.25],
+  ['one-edit / no-op', ratio(edit.ms, noop.ms), 1.3],
+  ['check-broken / cold', ratio(broken.ms, cold.ms), 1.0],
+];
+const rssLimit = n <= 10_000 ? 400 : 1536;
+const lines = [
+  `knoc benchmark: ${n} blueprints, ${runs} runs after a warm-up, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
+  '',
+  '| measurement | median ms | peak RSS MB |',
+  '| --- | ---: | ---: |',
+  ...[floor, peer, cold, noop, edit, broken].map((m) => `| ${m.name} | ${m.ms.toFixed(0)} | ${m.rssMb.toFixed(0)} |`),
+  '',
+  '| ratio | value | target | result |',
+  '| --- | ---: | ---: | --- |',
+  ...rows.map(([name, value, target]) => `| ${name} | ${value.toFixed(2)}x | <= ${target}x | ${value <= target ? 'pass' : 'FAIL'} |`),
+  ...(n === 10_000 ? [`| no-op wall time | ${noop.ms.toFixed(0)} ms | <= 400 ms | ${noop.ms <= 400 ? 'pass' : 'FAIL'} |`] : []),
+  `| knoc peak RSS | ${Math.max(cold.rssMb, noop.rssMb, edit.rssMb, broken.rssMb).toFixed(0)} MB | <= ${rssLimit} MB | ${Math.max(cold.rssMb, noop.rssMb, edit.rssMb, broken.rssMb) <= rssLimit ? 'pass' : 'FAIL'} |`,
+];
+const resultFile = path.join(repo, '.bench', `result-n${n}.json`);
+writeFileSync(resultFile, JSON.stringify({ n, cold: cold.ms, rss: cold.rssMb }));
+const base = path.join(repo, '.bench', 'result-n10000.json');
+if (n > 10_000 && existsSync(base)) {
+  const ten = JSON.parse(readFileSync(base, 'utf8')) as { cold: number };
+  const growth = cold.ms / ten.cold;
+  lines.push(`| cold growth vs 10k (${n / 10_000}x files) | ${growth.toFixed(2)}x | <= 11x | ${growth <= 11 ? 'pass' : 'FAIL'} |`);
+}
+console.log(lines.join('\n'));
