@@ -152,7 +152,10 @@ describe.skipIf(!haveChromium)('pages in headless Chromium, served by knoc serve
         if (url.hash) {
           // A fragment names an element on its page.
           const onPage = new URL(url.pathname, base).href === new URL(new URL(current).pathname, base).href;
-          if (!onPage) queue.push(url.pathname), seen.add(url.pathname);
+          if (!onPage && !seen.has(url.pathname)) {
+            seen.add(url.pathname);
+            queue.push(url.pathname);
+          }
           const targetPage = onPage ? page : await browser.newPage();
           if (!onPage) await targetPage.goto(url.href, { waitUntil: 'load' });
           expect(await targetPage.locator(`[id="${decodeURIComponent(url.hash.slice(1))}"]`).count(), href).toBe(1);

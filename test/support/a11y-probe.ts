@@ -1,3 +1,6 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// This file runs inside the browser under test, so it is typed against the DOM.
 /**
  * Accessibility facts about the page it runs in, collected in the browser
  * (passed to page.evaluate, so it must not close over anything).
