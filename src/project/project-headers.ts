@@ -48,8 +48,9 @@ export function hostHeaders(path: string, sha256: string | undefined): Record<st
 }
 
 /**
- * `_headers` for every JSON and HTML output. A page is also reachable at its
- * folder's URL (`/agents/<slug>/`), so it gets a block there too.
+ * `_headers` for every JSON and HTML output, and for `/`, the URL the fleet
+ * page is opened at. Pages link each other by file name (`agents/<slug>/index.html`),
+ * so those are the URLs that need blocks.
  */
 export function projectHeaders(outputs: readonly Pick<PlannedOutput, 'path' | 'sha256'>[]): string {
   const blocks: string[] = [];
@@ -58,7 +59,7 @@ export function projectHeaders(outputs: readonly Pick<PlannedOutput, 'path' | 's
     if (o.path.endsWith('.json')) block(`/${o.path}`, hostHeaders(o.path, o.sha256));
     else if (o.path.endsWith('.html')) {
       block(`/${o.path}`, hostHeaders(o.path, o.sha256));
-      if (o.path === 'index.html' || o.path.endsWith('/index.html')) block(`/${o.path.slice(0, -'index.html'.length)}`, hostHeaders(o.path, o.sha256));
+      if (o.path === 'index.html') block('/', hostHeaders(o.path, o.sha256));
     }
   }
   block('/manifest.json', hostHeaders('manifest.json', undefined));

@@ -1,4 +1,5 @@
 import type { OutputRequest } from '../emit/plan-outputs.js';
+import { sha256Hex } from '../model/digest.js';
 import type { Entity } from '../model/entity.js';
 import { stringField } from '../model/entity.js';
 import { KNOC_VERSION } from '../model/version.js';
@@ -52,15 +53,24 @@ export function renderPages(input: PagesInput): OutputRequest[] {
   ];
   for (const { published, blueprint } of input.agents) {
     const perceived = domainsOf.get(published.slug) ?? [];
-    const agent = viewAgent(published, blueprint, titles, perceived);
-    pages.push({
-      path: agentPagePathOf(published.slug),
-      text: templates.agent({ site, agent }),
-      inputs: [blueprint.source.path, ...perceived.flatMap((d) => domainSource.get(d) ?? [])],
-    });
+    // An agent page is a function of its card, its blueprint, its domains' titles and the fleet's name:
+    // in watch mode an edit re-renders only the pages whose inputs changed.
+    const key = JSON.stringify([published.sha256, blueprint.digest, perceived.map((d) => [d, titles.get(d)]), site.fleetName]);
+    let rendered = agentPages.get(key);
+    if (!rendered) {
+      const text = templates.agent({ site, agent: viewAgent(published, blueprint, titles, perceived) });
+      rendered = { text, sha256: sha256Hex(text) };
+      if (agentPages.size >= MAX_REMEMBERED) agentPages.clear();
+      agentPages.set(key, rendered);
+    }
+    pages.push({ path: agentPagePathOf(published.slug), ...rendered, inputs: [blueprint.source.path, ...perceived.flatMap((d) => domainSource.get(d) ?? [])] });
   }
   return pages;
 }
+
+/** Agent pages rendered in this process, by everything they are made of. */
+const agentPages = new Map<string, { text: string; sha256: string }>();
+const MAX_REMEMBERED = 20_000;
 
 function domainInfo(domain: Entity): (DomainInfo & { source: string }) | undefined {
   const slug = stringField(domain.data, 'slug');
