@@ -130,9 +130,9 @@ describe('pages in a build', () => {
     await build({ root, cacheDir: false });
     const fleet = readFileSync(path.join(root, 'dist/index.html'), 'utf8');
     const card = (slug: string) => fleet.slice(fleet.indexOf(`<article aria-labelledby="agent-${slug}">`)).split('</article>')[0]!;
-    expect(card('drift-sentinel')).toContain('<li class="badge">utility</li>');
+    expect(card('drift-sentinel')).toContain('<span class="badge">utility</span>');
     expect(card('drift-sentinel')).toContain('<a href="#domain-api-surface">API surface</a>, <a href="#domain-schemas">Schemas</a>');
-    expect(card('schema-reviewer')).toContain('<li class="badge">unknown</li>');
+    expect(card('schema-reviewer')).toContain('<span class="badge">unknown</span>');
     const domain = fleet.slice(fleet.indexOf('<li id="domain-schemas">')).split('</li>')[0]!;
     expect(domain).toContain('<a href="agents/drift-sentinel/index.html">Drift Sentinel</a>, <a href="agents/schema-reviewer/index.html">Schéma-Prüfer 査読</a>');
     expect(fleet).toMatch(/<svg [^>]*role="img" aria-labelledby="diagram-title diagram-desc">/);
