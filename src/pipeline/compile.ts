@@ -174,6 +174,7 @@ export function compile(input: CompileInput): CompileResult {
       agents: published.map((p) => ({ published: p, blueprint: blueprintOf.get(p.slug)! })),
       domains,
       domainIndex,
+      reuse: input.cache !== undefined,
     }),
   );
   // Settings shape every output, so the config is an input of each.

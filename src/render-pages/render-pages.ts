@@ -27,6 +27,8 @@ export interface PagesInput {
   agents: readonly { published: PublishedCard; blueprint: Entity }[];
   domains: readonly Entity[];
   domainIndex: DomainIndex;
+  /** Reuse agent pages rendered earlier in this process from the same data (builds with a cache); off, every page is rendered afresh. */
+  reuse?: boolean;
 }
 
 /**
@@ -56,7 +58,7 @@ export function renderPages(input: PagesInput): OutputRequest[] {
     // An agent page is a function of its card, its blueprint, its domains' titles and the fleet's name:
     // in watch mode an edit re-renders only the pages whose inputs changed.
     const key = JSON.stringify([published.sha256, blueprint.digest, perceived.map((d) => [d, titles.get(d)]), site.fleetName]);
-    let rendered = agentPages.get(key);
+    let rendered = input.reuse ? agentPages.get(key) : undefined;
     if (!rendered) {
       const text = templates.agent({ site, agent: viewAgent(published, blueprint, titles, perceived) });
       rendered = { text, sha256: sha256Hex(text) };
