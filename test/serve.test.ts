@@ -226,6 +226,15 @@ describe('knoc serve', () => {
     expect(await exited(child)).toBe(0);
   });
 
+  it('prints help with its options and examples', () => {
+    const run = runCli(['serve', '--help']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: knoc serve /);
+    expect(run.stdout).toContain('--port N');
+    expect(run.stdout).toContain('--watch');
+    expect(run.stdout).toMatch(/Examples:\n {2}knoc build && knoc serve/);
+  });
+
   it('refuses, with exit 2, to serve a folder that holds no build, a bad port, and a port in use', async () => {
     const root = copyRepo(happyFixture);
     const empty = runCli(['serve', path.join(root, 'dist')]);
