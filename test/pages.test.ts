@@ -97,7 +97,10 @@ describe('pages in a build', () => {
   it('render markup from blueprints as text, link only http(s) URLs, and leave private blueprints out', async () => {
     const root = hostilePagesRepo();
     const result = await build({ root, cacheDir: false });
-    expect(result.diagnostics).toEqual([]);
+    // The javascript: URL is published, shown as text, and reported where it is written.
+    expect(result.diagnostics.map((d) => [d.code, d.severity, d.file, d.pointer, d.range?.start.line])).toEqual([
+      ['KNO8030', 'warning', 'content/agent-blueprints/drift-sentinel.kno', '/a2a_projection/documentation_url', 36],
+    ]);
     const dist = snapshotTree(path.join(root, 'dist'));
     const pages = [...dist].filter(([file]) => file.endsWith('.html'));
     expect(pages.map(([file]) => file)).toEqual(['agents/drift-sentinel/index.html', 'agents/schema-reviewer/index.html', 'index.html']);

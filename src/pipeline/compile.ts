@@ -13,6 +13,7 @@ import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
 import { projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
 import { projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
+import { checkPageUrls } from '../render-pages/check-page-urls.js';
 import { renderPages } from '../render-pages/render-pages.js';
 import { bindSymbols } from '../resolve/bind.js';
 import { createDiagnostic } from '../diagnostics/create.js';
@@ -167,6 +168,7 @@ export function compile(input: CompileInput): CompileResult {
     inputs: allAgentInputs,
   });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
+  diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
   requests.push(
     ...renderPages({
       fleet: fleet.card,
