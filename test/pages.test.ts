@@ -64,6 +64,18 @@ describe('layoutDiagram', () => {
     expect(layout.summary).toBe('alpha: Zed; beta: Amy, Zed; gamma: Bob.');
   });
 
+  it('untangles a chain whose slug order would cross', () => {
+    const index = { d1: ['zz'], d2: ['aa', 'zz'], d3: ['aa', 'mm'], d4: ['mm'], d5: ['bb'] };
+    const chain = new Map([['zz', 'Z'], ['aa', 'A'], ['mm', 'M'], ['bb', 'B']]);
+    const layout = layoutDiagram(index, chain, titles)!;
+    const rowOf = (nodes: { slug: string; y: number }[]) => new Map(nodes.map((n) => [n.slug, n.y]));
+    const d = rowOf(layout.domains);
+    const a = rowOf(layout.agents);
+    const edges = Object.entries(index).flatMap(([domain, agents]) => agents.map((agent) => [d.get(domain)!, a.get(agent)!] as const));
+    const crossings = edges.flatMap((e, i) => edges.slice(i + 1).filter((f) => (e[0] - f[0]) * (e[1] - f[1]) < 0)).length;
+    expect(crossings).toBe(0);
+  });
+
   it('marks orphans and truncates long labels', () => {
     const layout = layoutDiagram({ lonely: [], busy: ['amy'] }, new Map([['amy', 'A'.repeat(50)], ['bob', 'Bob']]), titles)!;
     expect(layout.domains.find((d) => d.slug === 'lonely')!.alone).toBe(true);

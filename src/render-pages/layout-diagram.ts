@@ -40,8 +40,8 @@ const LABEL_CHARS = 30;
 
 /**
  * Lays out domains and agents in two columns, joined by one curve per perception.
- * Domains keep slug order; agents sit near the domains they perceive (the mean
- * row of their domains, ties by slug), which keeps crossings few. Deterministic:
+ * Each box sits near the boxes it is joined to (barycentre ordering, ties by
+ * slug), which keeps crossings few. Deterministic:
  * the same index gives the same coordinates. Undefined when a diagram would not
  * help: no perception at all, or columns too long to read.
  */
@@ -51,20 +51,33 @@ export function layoutDiagram(index: DomainIndex, names: ReadonlyMap<string, str
   const pairs = domainSlugs.flatMap((d) => index[d]!.filter((a) => names.has(a)).map((a) => [d, a] as const));
   if (pairs.length === 0 || domainSlugs.length > DIAGRAM_MAX_COLUMN || agentSlugs.length > DIAGRAM_MAX_COLUMN) return undefined;
 
-  const domainRow = new Map(domainSlugs.map((d, i) => [d, i]));
-  const rowsOf = new Map(agentSlugs.map((a) => [a, [] as number[]]));
-  for (const [d, a] of pairs) rowsOf.get(a)!.push(domainRow.get(d)!);
-  const centre = (a: string) => {
-    const rows = rowsOf.get(a)!;
-    return rows.length === 0 ? Number.POSITIVE_INFINITY : rows.reduce((s, r) => s + r, 0) / rows.length;
+  const neighbours = new Map<string, string[]>([...domainSlugs.map((d) => [`d:${d}`, []] as [string, string[]]), ...agentSlugs.map((a) => [`a:${a}`, []] as [string, string[]])]);
+  for (const [d, a] of pairs) {
+    neighbours.get(`d:${d}`)!.push(`a:${a}`);
+    neighbours.get(`a:${a}`)!.push(`d:${d}`);
+  }
+  // A few sweeps of the barycentre heuristic: each side in turn sorted by the mean row of its
+  // neighbours on the other side, ties and loners by slug, so curves cross less.
+  const reorder = (slugs: string[], prefix: string, other: Map<string, number>) => {
+    const centre = (s: string) => {
+      const rows = neighbours.get(`${prefix}${s}`)!.map((n) => other.get(n)!);
+      return rows.length === 0 ? Number.POSITIVE_INFINITY : rows.reduce((sum, r) => sum + r, 0) / rows.length;
+    };
+    return [...slugs].sort((a, b) => centre(a) - centre(b) || byCodeUnit(a, b));
   };
-  const agentOrder = [...agentSlugs].sort((a, b) => centre(a) - centre(b) || byCodeUnit(a, b));
+  const rowsOf = (slugs: string[], prefix: string) => new Map(slugs.map((s, i) => [`${prefix}${s}`, i]));
+  let domainOrder = domainSlugs;
+  let agentOrder = reorder(agentSlugs, 'a:', rowsOf(domainOrder, 'd:'));
+  for (let sweep = 0; sweep < 4; sweep++) {
+    domainOrder = reorder(domainOrder, 'd:', rowsOf(agentOrder, 'a:'));
+    agentOrder = reorder(agentOrder, 'a:', rowsOf(domainOrder, 'd:'));
+  }
 
-  const rows = Math.max(domainSlugs.length, agentOrder.length);
+  const rows = Math.max(domainOrder.length, agentOrder.length);
   const height = rows * ROW + 2 * PAD - (ROW - BOX_HEIGHT);
   const offset = (count: number) => PAD + ((rows - count) * ROW) / 2;
-  const domains = domainSlugs.map((slug, i) => ({ slug, label: truncate(titles.get(slug) ?? slug), x: PAD, y: offset(domainSlugs.length) + i * ROW, alone: index[slug]!.length === 0 }));
-  const agents = agentOrder.map((slug, i) => ({ slug, label: truncate(names.get(slug) ?? slug), x: WIDTH - PAD - BOX_WIDTH, y: offset(agentOrder.length) + i * ROW, alone: rowsOf.get(slug)!.length === 0 }));
+  const domains = domainOrder.map((slug, i) => ({ slug, label: truncate(titles.get(slug) ?? slug), x: PAD, y: offset(domainOrder.length) + i * ROW, alone: neighbours.get(`d:${slug}`)!.length === 0 }));
+  const agents = agentOrder.map((slug, i) => ({ slug, label: truncate(names.get(slug) ?? slug), x: WIDTH - PAD - BOX_WIDTH, y: offset(agentOrder.length) + i * ROW, alone: neighbours.get(`a:${slug}`)!.length === 0 }));
   const domainAt = new Map(domains.map((n) => [n.slug, n]));
   const agentAt = new Map(agents.map((n) => [n.slug, n]));
   const edges = pairs.map(([d, a]) => {
