@@ -60,14 +60,14 @@ describe('the content-addressed cache', () => {
     for (const [file, mtime] of mtimes) expect(statSync(path.join(root, 'dist', file)).mtimeMs).toBe(mtime);
   });
 
-  it('re-parses one edited blueprint and rewrites only its card, the indexes, the headers and the manifest', async () => {
+  it('re-parses one edited blueprint and rewrites only its card, its page, the indexes, the fleet page, the headers and the manifest', async () => {
     const root = copyRepo(repoRoot);
     await build({ root });
     const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^( {2}description: )(.*)$/m, '$1$2 Now faster.'));
     const result = await build({ root });
     expect(result.explanation.inputs.filter((i) => i.cache === 'miss').map((i) => i.path)).toEqual(['content/agent-blueprints/schema-reviewer.kno']);
-    expect(result.written?.written).toEqual(['.well-known/agent-card.json', '_headers', 'agents/schema-reviewer/.well-known/agent-card.json', 'index/agents.json', 'manifest.json']);
+    expect(result.written?.written).toEqual(['.well-known/agent-card.json', '_headers', 'agents/schema-reviewer/.well-known/agent-card.json', 'agents/schema-reviewer/index.html', 'index.html', 'index/agents.json', 'manifest.json']);
     const card = result.explanation.outputs.find((o) => o.path === 'agents/schema-reviewer/.well-known/agent-card.json');
     expect(card).toEqual({ path: 'agents/schema-reviewer/.well-known/agent-card.json', status: 'written', changedInputs: ['content/agent-blueprints/schema-reviewer.kno'] });
   });

@@ -46,9 +46,9 @@ describe('the shipped example content', () => {
     expect(result.written).toBeDefined();
   });
 
-  it('emits one card per published agent and nothing for private ones', () => {
-    const cards = [...dist.keys()].filter((p) => p.startsWith('agents/')).sort();
-    expect(cards).toEqual(published.map((b) => `agents/${b.slug}/.well-known/agent-card.json`).sort());
+  it('emits one card and one page per published agent and nothing for private ones', () => {
+    const files = [...dist.keys()].filter((p) => p.startsWith('agents/')).sort();
+    expect(files).toEqual(published.flatMap((b) => [`agents/${b.slug}/.well-known/agent-card.json`, `agents/${b.slug}/index.html`]).sort());
   });
 
   it('emits only cards that pass the official A2A v1.0 schema and the proto REQUIRED checks', () => {

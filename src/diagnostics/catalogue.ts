@@ -15,7 +15,7 @@ export interface CatalogueEntry {
 /**
  * Every code knoc reports, grouped by phase: 1xxx parse, 2xxx schema,
  * 3xxx references and drift, 4xxx projection, 5xxx emit, 6xxx suppressions
- * and baselines, 9xxx internal.
+ * and baselines, 8xxx authoring and hosting, 9xxx internal.
  * Codes are permanent once shipped: retire one, never reuse it.
  */
 export const catalogue = {
@@ -362,6 +362,14 @@ export const catalogue = {
     message: 'The baseline file cannot be used: {detail}.',
     hint: 'Regenerate it with `knoc check --update-baseline`.',
     explanation: 'The baseline is a JSON file written by `knoc check --update-baseline`. It could not be read or does not have the expected shape.',
+  },
+  KNO8030: {
+    title: 'URL that pages cannot link',
+    severity: 'warning',
+    message: 'URL `{url}` is not an http or https URL, so pages show it as text instead of a link.',
+    hint: 'Use an absolute `https://` URL; A2A clients reading the card expect one too.',
+    explanation:
+      'The human pages knoc writes link a URL from a blueprint only when it is an absolute http(s) URL; any other scheme (`javascript:`, `data:`, `file:`, a relative path) is shown as plain text so that a page can never run or open something unexpected. The card still carries the value as written, where clients are likely to reject it.',
   },
   KNO9001: {
     title: 'Internal error',

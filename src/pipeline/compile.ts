@@ -13,6 +13,8 @@ import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
 import { projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
 import { projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
+import { checkPageUrls } from '../render-pages/check-page-urls.js';
+import { renderPages } from '../render-pages/render-pages.js';
 import { bindSymbols } from '../resolve/bind.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import { isStructural } from '../diagnostics/catalogue.js';
@@ -165,6 +167,18 @@ export function compile(input: CompileInput): CompileResult {
     }),
     inputs: allAgentInputs,
   });
+  const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
+  diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
+  requests.push(
+    ...renderPages({
+      fleet: fleet.card,
+      fleetName: config.fleet?.name ?? 'Agent fleet',
+      agents: published.map((p) => ({ published: p, blueprint: blueprintOf.get(p.slug)! })),
+      domains,
+      domainIndex,
+      reuse: input.cache !== undefined,
+    }),
+  );
   // Settings shape every output, so the config is an input of each.
   if (input.config) for (const request of requests) request.inputs = [...request.inputs, input.config.path];
   // The manifest is published: a private blueprint stays out of it, as it stays out of every other output.

@@ -6,22 +6,62 @@ export const HEADERS_PATH = '_headers';
 /** Cache lifetimes: cards change rarely and revalidate cheaply by ETag. */
 const CARD_CACHE = 'public, max-age=300, must-revalidate';
 const INDEX_CACHE = 'public, max-age=60, must-revalidate';
+/** The manifest cannot carry its own hash; it is small and must always be fresh. */
+const MANIFEST_CACHE = 'no-cache';
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.json': 'application/json; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** The Content-Type a host should send for an output path; `_headers` and unknown kinds are plain text or bytes. */
+export function contentTypeOf(path: string): string {
+  if (path === HEADERS_PATH || path.endsWith(`/${HEADERS_PATH}`)) return CONTENT_TYPES['.txt']!;
+  const dot = path.lastIndexOf('.');
+  const ext = dot > path.lastIndexOf('/') ? path.slice(dot).toLowerCase() : '';
+  return CONTENT_TYPES[ext] ?? 'application/octet-stream';
+}
+
+/** True for an A2A agent card: the fleet card or one agent's. */
+export function isAgentCardPath(path: string): boolean {
+  return path === '.well-known/agent-card.json' || path.endsWith('/.well-known/agent-card.json');
+}
 
 /**
- * `_headers` for every JSON output: Content-Type, Cache-Control and an ETag
- * equal to the file's sha256 (the digest index/agents.json lists), plus CORS
- * on agent cards so browsers on other origins can discover them.
+ * The headers a host should send with one output (path relative to the output
+ * folder): Content-Type, Cache-Control, an ETag equal to the sha256 the manifest
+ * lists, and CORS on JSON so pages and agents on other origins can read cards
+ * and indexes. `knoc serve` sends the same headers as `_headers` declares.
+ */
+export function hostHeaders(path: string, sha256: string | undefined): Record<string, string> {
+  const json = path.endsWith('.json');
+  const cache = path === 'manifest.json' ? MANIFEST_CACHE : isAgentCardPath(path) ? CARD_CACHE : INDEX_CACHE;
+  const headers: Record<string, string> = { 'Content-Type': contentTypeOf(path), 'Cache-Control': cache };
+  if (sha256 !== undefined) headers.ETag = `"${sha256}"`;
+  if (json) headers['Access-Control-Allow-Origin'] = '*';
+  return headers;
+}
+
+/**
+ * `_headers` for every JSON and HTML output, and for `/`, the URL the fleet
+ * page is opened at. Pages link each other by file name (`agents/<slug>/index.html`),
+ * so those are the URLs that need blocks.
  */
 export function projectHeaders(outputs: readonly Pick<PlannedOutput, 'path' | 'sha256'>[]): string {
-  const blocks = outputs
-    .filter((o) => o.path.endsWith('.json'))
-    .map((o) => {
-      const card = o.path.endsWith('/agent-card.json') || o.path === '.well-known/agent-card.json';
-      const lines = [`/${o.path}`, '  Content-Type: application/json; charset=utf-8', `  Cache-Control: ${card ? CARD_CACHE : INDEX_CACHE}`, `  ETag: "${o.sha256}"`];
-      if (card) lines.push('  Access-Control-Allow-Origin: *');
-      return lines.join('\n');
-    });
-  // The manifest cannot carry its own hash; it is small and must always be fresh.
-  blocks.push(['/manifest.json', '  Content-Type: application/json; charset=utf-8', '  Cache-Control: no-cache'].join('\n'));
+  const blocks: string[] = [];
+  const block = (url: string, headers: Record<string, string>) => blocks.push([url, ...Object.entries(headers).map(([k, v]) => `  ${k}: ${v}`)].join('\n'));
+  for (const o of [...outputs].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    if (o.path.endsWith('.json')) block(`/${o.path}`, hostHeaders(o.path, o.sha256));
+    else if (o.path.endsWith('.html')) {
+      block(`/${o.path}`, hostHeaders(o.path, o.sha256));
+      if (o.path === 'index.html') block('/', hostHeaders(o.path, o.sha256));
+    }
+  }
+  block('/manifest.json', hostHeaders('manifest.json', undefined));
   return `${blocks.join('\n\n')}\n`;
 }

@@ -1,0 +1,115 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { readManifest } from '../../emit/read-manifest.js';
+import { resolveOutDir } from '../../pipeline/out-dir.js';
+import { watch } from '../../pipeline/watch.js';
+import { startPreviewServer, type PreviewServer } from '../../serve/preview-server.js';
+import { renderStylish } from '../render/stylish.js';
+import { choosePaint } from '../paint.js';
+import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
+
+/** The port `knoc serve` tries first; when it is taken and no --port was given, any free port. */
+export const DEFAULT_PORT = 4173;
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'preview dist/ over HTTP with the headers a real host sends',
+  help: `Usage: knoc serve [DIR] [--port N] [--host [ADDR]] [--watch] [--root DIR] [--base-url URL]
+
+Serves an output folder (default: the build's out folder, dist/) on
+http://127.0.0.1:${DEFAULT_PORT}/ with what a static host configured by dist/_headers
+sends: Content-Type (application/json for cards, text/html for pages),
+Cache-Control, an ETag equal to each file's sha256 in manifest.json with 304 on
+If-None-Match, and CORS (Access-Control-Allow-Origin: *) on the JSON files.
+Folders serve their index.html; anything outside the folder is 404; methods
+other than GET, HEAD and OPTIONS are 405. Stop with Ctrl-C.
+
+Options:
+  --port N       port to listen on (0: any free port; the URL printed says which)
+  --host [ADDR]  listen on ADDR; --host alone listens on every interface
+                 (default: 127.0.0.1, this machine only)
+  --watch        build first, then rebuild on every change; the server sends
+                 the new files at once
+  --root DIR     the repository to build with --watch (default: .)
+  --base-url URL overrides base_url in knoc.config.yaml with --watch
+
+Examples:
+  knoc build && knoc serve
+  knoc serve --watch
+  knoc serve --port 0 site/
+  curl -i http://127.0.0.1:${DEFAULT_PORT}/.well-known/agent-card.json
+`,
+  run: runServe,
+};
+
+async function runServe(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: bareHost(args),
+    options: { port: { type: 'string' }, host: { type: 'string' }, watch: { type: 'boolean' }, root: { type: 'string' }, 'base-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) return printHelp(serveCommand);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument \`${positionals[1]}\``);
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535 && /^\d+$/.test(values.port!))) throw new UsageError(`--port must be a whole number from 0 to 65535, got \`${values.port}\``);
+  if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
+  if (!values.watch && values['base-url'] !== undefined) throw new UsageError('--base-url only applies with --watch, which builds');
+  const root = path.resolve(values.root ?? '.');
+  const dir = await resolveOutDir(root, positionals[0] === undefined ? undefined : path.relative(root, path.resolve(positionals[0])));
+  const shownDir = path.relative(process.cwd(), dir) || '.';
+  const paint = choosePaint(process.stderr, process.env);
+
+  let stopWatching: (() => void) | undefined;
+  if (values.watch) {
+    stopWatching = await watch({
+      root,
+      out: path.relative(root, dir),
+      ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+      onBuild: (result) => {
+        if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
+        const what = result.written ? `${result.written.written.length} changed` : 'nothing written';
+        process.stderr.write(`${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')} in ${Math.round(result.durationMs)} ms; ${what}.\n`);
+      },
+    });
+  } else if (!(await readManifest(dir))) {
+    throw new UsageError(`nothing to serve: \`${shownDir}\` holds no knoc build (no manifest.json); run \`knoc build\` first, or \`knoc serve --watch\``);
+  }
+
+  const host = values.host;
+  let server: PreviewServer;
+  try {
+    server = await startPreviewServer({ dir, port: port ?? DEFAULT_PORT, ...(host !== undefined ? { host } : {}) });
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+    if (code === 'EADDRINUSE' && port === undefined) server = await startPreviewServer({ dir, port: 0, ...(host !== undefined ? { host } : {}) });
+    else {
+      stopWatching?.();
+      const reason = code === 'EADDRINUSE' ? `port ${port} is in use; pass --port 0 for any free port` : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? `\`${host}\` is not an address of this machine` : error instanceof Error ? error.message : String(error);
+      throw new UsageError(`cannot listen: ${reason}`);
+    }
+  }
+  process.stdout.write(`Serving ${shownDir} at ${server.url}\n`);
+  process.stderr.write(`  fleet page  ${server.url}\n  fleet card  ${server.url}.well-known/agent-card.json\n`);
+  if (host !== undefined && host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') process.stderr.write(`  listening on ${host}: other machines on the network can read ${shownDir}\n`);
+  process.stderr.write(`${values.watch ? 'Watching for changes. ' : ''}Press Ctrl-C to stop.\n`);
+
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  stopWatching?.();
+  await server.close();
+  return EXIT.ok;
+}
+
+/** `--host` with no address (last, or followed by another option) means every interface, as in other dev servers. */
+function bareHost(args: readonly string[]): string[] {
+  const out: string[] = [];
+  args.forEach((arg, i) => {
+    out.push(arg);
+    const next = args[i + 1];
+    if (arg === '--host' && (next === undefined || next.startsWith('-'))) out.push('0.0.0.0');
+  });
+  return out;
+}

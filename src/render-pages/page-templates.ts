@@ -1,0 +1,36 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Handlebars from 'handlebars';
+
+/** The folder of page templates shipped with knoc. */
+export const TEMPLATES_DIR = fileURLToPath(new URL('../../templates/pages/', import.meta.url));
+
+/** Compiled page templates, by name: `fleet` and `agent`. */
+export interface PageTemplates {
+  fleet: Handlebars.TemplateDelegate;
+  agent: Handlebars.TemplateDelegate;
+}
+
+let compiled: PageTemplates | undefined;
+
+/**
+ * Compiles the shipped templates once per process, in an environment of their
+ * own: `partials/*.hbs` and `*.css` become partials, and `strict` makes a
+ * template that names a missing field fail loudly instead of rendering empty.
+ * Escaping stays on: templates never use triple braces for data.
+ */
+export function pageTemplates(dir = TEMPLATES_DIR): PageTemplates {
+  if (compiled && dir === TEMPLATES_DIR) return compiled;
+  const env = Handlebars.create();
+  const partials = path.join(dir, 'partials');
+  for (const file of readdirSync(partials).sort()) {
+    const name = file.replace(/\.(hbs|css)$/, '');
+    env.registerPartial(name, readFileSync(path.join(partials, file), 'utf8'));
+  }
+  env.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+  const load = (name: string) => env.compile(readFileSync(path.join(dir, `${name}.hbs`), 'utf8'), { strict: true, preventIndent: true });
+  const templates = { fleet: load('fleet'), agent: load('agent') };
+  if (dir === TEMPLATES_DIR) compiled = templates;
+  return templates;
+}

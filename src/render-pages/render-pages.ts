@@ -1,0 +1,90 @@
+import type { OutputRequest } from '../emit/plan-outputs.js';
+import { sha256Hex } from '../model/digest.js';
+import type { Entity } from '../model/entity.js';
+import { stringField } from '../model/entity.js';
+import { KNOC_VERSION } from '../model/version.js';
+import type { AgentCard } from '../project/a2a-types.js';
+import { getDomainsForAgent, type DomainIndex } from '../project/project-domain-index.js';
+import type { PublishedCard } from '../project/project-fleet-card.js';
+import { pageTemplates } from './page-templates.js';
+import { viewAgent } from './view-agent.js';
+import { viewFleet, type DomainInfo } from './view-fleet.js';
+
+/** Path of the fleet page in the output folder. */
+export const FLEET_PAGE_PATH = 'index.html';
+
+/** Where an agent's page lives, beside its `.well-known/agent-card.json`. */
+export function agentPagePathOf(slug: string): string {
+  return `agents/${slug}/index.html`;
+}
+
+/** What the pages are made of: only published agents, so a private blueprint never reaches a page. */
+export interface PagesInput {
+  /** The fleet card, when the build has one. */
+  fleet: AgentCard | undefined;
+  /** The name to show when there is no fleet card. */
+  fleetName: string;
+  agents: readonly { published: PublishedCard; blueprint: Entity }[];
+  domains: readonly Entity[];
+  domainIndex: DomainIndex;
+  /** Reuse agent pages rendered earlier in this process from the same data (builds with a cache); off, every page is rendered afresh. */
+  reuse?: boolean;
+}
+
+/**
+ * Renders the human pages: the fleet at `index.html` and one page per agent at
+ * `agents/<slug>/index.html`. Pure: data in, HTML text out, the same bytes for
+ * the same data.
+ */
+export function renderPages(input: PagesInput): OutputRequest[] {
+  const templates = pageTemplates();
+  const domains = input.domains.map(domainInfo).filter((d): d is DomainInfo & { source: string } => d !== undefined);
+  domains.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  const titles = new Map(domains.map((d) => [d.slug, d.title]));
+  const domainSource = new Map(domains.map((d) => [d.slug, d.source]));
+  const domainsOf = new Map(input.agents.map(({ published }) => [published.slug, getDomainsForAgent(input.domainIndex, published.slug)]));
+  const fleet = viewFleet(input.fleet, input.fleetName, input.agents.map((a) => a.published), domains.map(({ source: _source, ...d }) => d), input.domainIndex, domainsOf);
+  const site = { fleetName: fleet.name, knocVersion: KNOC_VERSION };
+
+  const pages: OutputRequest[] = [
+    {
+      path: FLEET_PAGE_PATH,
+      text: templates.fleet({ site, fleet }),
+      inputs: [...input.agents.map((a) => a.blueprint.source.path), ...domains.map((d) => d.source)],
+    },
+  ];
+  for (const { published, blueprint } of input.agents) {
+    const perceived = domainsOf.get(published.slug) ?? [];
+    // An agent page is a function of its card, its blueprint, its domains' titles and the fleet's name:
+    // in watch mode an edit re-renders only the pages whose inputs changed.
+    const key = JSON.stringify([published.sha256, blueprint.digest, perceived.map((d) => [d, titles.get(d)]), site.fleetName]);
+    let rendered = input.reuse ? agentPages.get(key) : undefined;
+    if (!rendered) {
+      const text = templates.agent({ site, agent: viewAgent(published, blueprint, titles, perceived) });
+      rendered = { text, sha256: sha256Hex(text) };
+      if (agentPages.size >= MAX_REMEMBERED) agentPages.clear();
+      agentPages.set(key, rendered);
+    }
+    pages.push({ path: agentPagePathOf(published.slug), ...rendered, inputs: [blueprint.source.path, ...perceived.flatMap((d) => domainSource.get(d) ?? [])] });
+  }
+  return pages;
+}
+
+/** Agent pages rendered in this process, by everything they are made of. */
+const agentPages = new Map<string, { text: string; sha256: string }>();
+const MAX_REMEMBERED = 20_000;
+
+function domainInfo(domain: Entity): (DomainInfo & { source: string }) | undefined {
+  const slug = stringField(domain.data, 'slug');
+  if (slug === undefined) return undefined;
+  const title = stringField(domain.data, 'title');
+  return {
+    slug,
+    title: title && title.trim() !== '' ? title : slug,
+    purpose: stringField(domain.data, 'purpose') ?? '',
+    category: stringField(domain.data, 'category') ?? null,
+    deprecated: domain.data.deprecated === true,
+    replacedBy: stringField(domain.data, 'replaced_by') ?? null,
+    source: domain.source.path,
+  };
+}

@@ -1,0 +1,256 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../src/pipeline/build.js';
+import { startPreviewServer, type PreviewServer } from '../src/serve/preview-server.js';
+import { parseRequestPath } from '../src/serve/request-path.js';
+import { happyFixture } from './support/pages-repo.js';
+import { runCli } from './support/run-cli.js';
+import { copyRepo, repoRoot } from './support/temp-repo.js';
+
+/** One raw HTTP exchange: the path is sent exactly as given, never normalised by a client. */
+function fetchRaw(base: string, target: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: target, method: init.method ?? 'GET', headers: init.headers ?? {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('parseRequestPath', () => {
+  it.each([
+    ['/', { segments: [], folder: true }],
+    ['/index.html?x=1#y', { segments: ['index.html'], folder: false }],
+    ['/.well-known/agent-card.json', { segments: ['.well-known', 'agent-card.json'], folder: false }],
+    ['/agents/drift%20x/', { segments: ['agents', 'drift x'], folder: true }],
+    ['//agents//a/', { segments: ['agents', 'a'], folder: true }],
+    ['/../etc/passwd', undefined],
+    ['/agents/../../etc/passwd', undefined],
+    ['/%2e%2e/etc/passwd', undefined],
+    ['/%2E%2E%2Fetc%2Fpasswd', undefined],
+    ['/./index.html', undefined],
+    ['/a%5c..%5cb', undefined],
+    ['/..\\etc', undefined],
+    ['/index.html%00.json', undefined],
+    ['/%E0%A4%A', undefined],
+    ['http://example.org/index.html', undefined],
+    ['*', undefined],
+  ])('%s', (target, expected) => {
+    expect(parseRequestPath(target)).toEqual(expected);
+  });
+});
+
+describe('preview server over HTTP', () => {
+  let root: string;
+  let server: PreviewServer;
+  let manifest: { outputs: { path: string; sha256: string }[] };
+  const sha = (p: string) => manifest.outputs.find((o) => o.path === p)!.sha256;
+
+  beforeAll(async () => {
+    root = copyRepo(happyFixture);
+    await build({ root, cacheDir: false });
+    writeFileSync(path.join(root, 'secret.txt'), 'outside dist\n');
+    symlinkSync(path.join(root, 'secret.txt'), path.join(root, 'dist', 'escape.txt'));
+    manifest = JSON.parse(readFileSync(path.join(root, 'dist/manifest.json'), 'utf8'));
+    server = await startPreviewServer({ dir: path.join(root, 'dist'), port: 0 });
+  });
+  afterAll(() => server?.close());
+
+  it('listens on loopback and reports the port it bound', () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(server.port).toBeGreaterThan(0);
+  });
+
+  it('serves the fleet card as JSON with its manifest sha256 as ETag, Cache-Control and CORS', async () => {
+    const res = await fetchRaw(server.url, '/.well-known/agent-card.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers.etag).toBe(`"${sha('.well-known/agent-card.json')}"`);
+    expect(res.headers['cache-control']).toBe('public, max-age=300, must-revalidate');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.body).toBe(readFileSync(path.join(root, 'dist/.well-known/agent-card.json'), 'utf8'));
+    expect(JSON.parse(res.body).name).toBe('Test fleet');
+  });
+
+  it('sends every output with the headers dist/_headers declares for it', async () => {
+    const declared = readFileSync(path.join(root, 'dist/_headers'), 'utf8').trim().split('\n\n');
+    for (const block of declared) {
+      const [url, ...lines] = block.split('\n');
+      const res = await fetchRaw(server.url, url!);
+      expect(res.status, url).toBe(200);
+      for (const line of lines) {
+        const [name, value] = line.trim().split(/: (.*)/);
+        expect(res.headers[name!.toLowerCase()], `${url} ${name}`).toBe(value);
+      }
+    }
+    expect(declared.length).toBeGreaterThan(8);
+  });
+
+  it('gives the agent cards CORS and pages text/html', async () => {
+    const card = await fetchRaw(server.url, '/agents/drift-sentinel/.well-known/agent-card.json');
+    expect(card.headers['access-control-allow-origin']).toBe('*');
+    expect(card.headers['content-type']).toBe('application/json; charset=utf-8');
+    const page = await fetchRaw(server.url, '/agents/drift-sentinel/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers.etag).toBe(`"${sha('agents/drift-sentinel/index.html')}"`);
+    expect(page.body).toContain('<h1>Drift Sentinel</h1>');
+    const manifestRes = await fetchRaw(server.url, '/manifest.json');
+    expect(manifestRes.headers['cache-control']).toBe('no-cache');
+    expect(manifestRes.headers.etag).toBe(`"${createHash('sha256').update(readFileSync(path.join(root, 'dist/manifest.json'))).digest('hex')}"`);
+  });
+
+  it('answers 304 with no body to a matching If-None-Match, 200 to a stale one', async () => {
+    const etag = `"${sha('agents/schema-reviewer/.well-known/agent-card.json')}"`;
+    const target = '/agents/schema-reviewer/.well-known/agent-card.json';
+    for (const header of [etag, `W/${etag}`, `"stale", ${etag}`, '*']) {
+      const res = await fetchRaw(server.url, target, { headers: { 'If-None-Match': header } });
+      expect(res.status, header).toBe(304);
+      expect(res.body).toBe('');
+      expect(res.headers.etag).toBe(etag);
+      expect(res.headers['cache-control']).toBe('public, max-age=300, must-revalidate');
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+    }
+    expect((await fetchRaw(server.url, target, { headers: { 'If-None-Match': '"stale"' } })).status).toBe(200);
+  });
+
+  it('serves index.html for folders and redirects a folder without its slash', async () => {
+    const home = await fetchRaw(server.url, '/');
+    expect(home.status).toBe(200);
+    expect(home.body).toContain('<h1>Test fleet</h1>');
+    const bare = await fetchRaw(server.url, '/agents/schema-reviewer');
+    expect(bare.status).toBe(301);
+    expect(bare.headers.location).toBe('/agents/schema-reviewer/');
+  });
+
+  it('answers HEAD with the headers of GET and no body', async () => {
+    const get = await fetchRaw(server.url, '/index/agents.json');
+    const head = await fetchRaw(server.url, '/index/agents.json', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.body)));
+    expect(head.headers.etag).toBe(get.headers.etag);
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+  });
+
+  it('refuses other methods with 405 and answers a CORS preflight', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const res = await fetchRaw(server.url, '/.well-known/agent-card.json', { method });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+    }
+    const preflight = await fetchRaw(server.url, '/.well-known/agent-card.json', { method: 'OPTIONS', headers: { Origin: 'https://elsewhere.example', 'Access-Control-Request-Method': 'GET' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it.each([
+    '/../secret.txt',
+    '/%2e%2e/secret.txt',
+    '/%2E%2E%2Fsecret.txt',
+    '/agents/../../secret.txt',
+    '/..%5csecret.txt',
+    '/index.html%00',
+    '/escape.txt',
+    `/${'x'.repeat(10)}/../../secret.txt`,
+    '/missing.json',
+    '/agents/nobody/.well-known/agent-card.json',
+    '/index.html/',
+  ])('answers 404 to %s', async (target) => {
+    const res = await fetchRaw(server.url, target);
+    expect(res.status).toBe(404);
+    expect(res.body).not.toContain('outside dist');
+  });
+
+  it('answers 404 to an absolute-form target and to an absolute file path', async () => {
+    expect((await fetchRaw(server.url, `http://127.0.0.1:${server.port}/../secret.txt`)).status).toBe(404);
+    expect((await fetchRaw(server.url, path.join(root, 'secret.txt'))).status).toBe(404);
+  });
+});
+
+describe('knoc serve', () => {
+  /** Starts the real CLI and resolves with the URL it prints. */
+  function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/knoc.js'), 'serve', ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    return new Promise((resolve, reject) => {
+      child.stdout!.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        const url = /(http:\/\/\S+)/.exec(stdout)?.[1];
+        if (url) resolve({ child, url, stderr: () => stderr });
+      });
+      child.on('exit', (code) => reject(new Error(`knoc serve exited with ${code}: ${stderr}`)));
+    });
+  }
+  const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+
+  it('serves a build on the port it prints for --port 0 and exits 0 on SIGTERM', async () => {
+    const root = copyRepo(happyFixture);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const { child, url } = await startCli(['--port', '0', path.join(root, 'dist')]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/$/);
+    const res = await fetchRaw(url, '/.well-known/agent-card.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+  });
+
+  it('with --watch, builds, serves, and serves the rebuilt files after an edit; exits 0 on SIGINT', async () => {
+    const root = copyRepo(happyFixture);
+    const { child, url } = await startCli(['--watch', '--port', '0', '--root', root]);
+    const card = '/agents/schema-reviewer/.well-known/agent-card.json';
+    expect(JSON.parse((await fetchRaw(url, card)).body).skills[0].name).toBe('Review');
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('name: Review', 'name: Review changes'));
+    let name = '';
+    for (let i = 0; i < 200 && name !== 'Review changes'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const res = await fetchRaw(url, card);
+      if (res.status === 200) name = JSON.parse(res.body).skills[0].name;
+    }
+    expect(name).toBe('Review changes');
+    const page = await fetchRaw(url, '/agents/schema-reviewer/');
+    expect(page.body).toContain('Review changes');
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
+  });
+
+  it('prints help with its options and examples', () => {
+    const run = runCli(['serve', '--help']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: knoc serve /);
+    expect(run.stdout).toContain('--port N');
+    expect(run.stdout).toContain('--watch');
+    expect(run.stdout).toMatch(/Examples:\n {2}knoc build && knoc serve/);
+  });
+
+  it('refuses, with exit 2, to serve a folder that holds no build, a bad port, and a port in use', async () => {
+    const root = copyRepo(happyFixture);
+    const empty = runCli(['serve', path.join(root, 'dist')]);
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toContain('holds no knoc build');
+    const port = runCli(['serve', '--port', '70000']);
+    expect(port.status).toBe(2);
+    expect(port.stderr).toContain('--port must be a whole number');
+    await build({ root, cacheDir: false });
+    const busy = await startPreviewServer({ dir: path.join(root, 'dist'), port: 0 });
+    try {
+      const taken = runCli(['serve', '--port', String(busy.port), path.join(root, 'dist')]);
+      expect(taken.status).toBe(2);
+      expect(taken.stderr).toContain(`port ${busy.port} is in use`);
+    } finally {
+      await busy.close();
+    }
+  });
+});
