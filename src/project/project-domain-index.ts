@@ -34,3 +34,16 @@ export function getDomainsForAgent(index: DomainIndex, agent: string): string[] 
     .filter((domain) => index[domain]!.includes(agent))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
+
+/** Every published agent's domains, sorted, in one pass over the index (getDomainsForAgent per agent would scan it whole each time). */
+export function domainsByAgent(index: DomainIndex): Map<string, string[]> {
+  const byAgent = new Map<string, string[]>();
+  for (const domain of Object.keys(index).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const agent of new Set(index[domain])) {
+      const list = byAgent.get(agent);
+      if (list) list.push(domain);
+      else byAgent.set(agent, [domain]);
+    }
+  }
+  return byAgent;
+}

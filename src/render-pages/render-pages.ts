@@ -4,7 +4,7 @@ import type { Entity } from '../model/entity.js';
 import { stringField } from '../model/entity.js';
 import { KNOC_VERSION } from '../model/version.js';
 import type { AgentCard } from '../project/a2a-types.js';
-import { getDomainsForAgent, type DomainIndex } from '../project/project-domain-index.js';
+import { domainsByAgent, type DomainIndex } from '../project/project-domain-index.js';
 import type { PublishedCard } from '../project/project-fleet-card.js';
 import { pageTemplates } from './page-templates.js';
 import { viewAgent } from './view-agent.js';
@@ -42,7 +42,8 @@ export function renderPages(input: PagesInput): OutputRequest[] {
   domains.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   const titles = new Map(domains.map((d) => [d.slug, d.title]));
   const domainSource = new Map(domains.map((d) => [d.slug, d.source]));
-  const domainsOf = new Map(input.agents.map(({ published }) => [published.slug, getDomainsForAgent(input.domainIndex, published.slug)]));
+  const byAgent = domainsByAgent(input.domainIndex);
+  const domainsOf = new Map(input.agents.map(({ published }) => [published.slug, byAgent.get(published.slug) ?? []]));
   const fleet = viewFleet(input.fleet, input.fleetName, input.agents.map((a) => a.published), domains.map(({ source: _source, ...d }) => d), input.domainIndex, domainsOf);
   const site = { fleetName: fleet.name, knocVersion: KNOC_VERSION };
 
