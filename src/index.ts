@@ -7,3 +7,5 @@ export { getAgentsForDomain, getDomainsForAgent, type DomainIndex } from './proj
 export { loadDomainIndex } from './pipeline/load-index.js';
 export { PROVENANCE_URI, FLEET_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from './project/extension-uris.js';
 export { KNOC_VERSION } from './model/version.js';
+export { importCard, type ImportedBlueprint } from './import/import-card.js';
+export { importCards, type ImportOptions, type ImportResult, type WrittenBlueprint } from './import/import-cards.js';

@@ -7,6 +7,7 @@ const PHASES: [string, string][] = [
   ['4', 'Projection'],
   ['5', 'Emit'],
   ['6', 'Suppressions and baselines'],
+  ['7', 'Import and diff'],
   ['8', 'Authoring and hosting'],
   ['9', 'Internal'],
 ];

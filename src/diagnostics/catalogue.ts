@@ -15,7 +15,7 @@ export interface CatalogueEntry {
 /**
  * Every code knoc reports, grouped by phase: 1xxx parse, 2xxx schema,
  * 3xxx references and drift, 4xxx projection, 5xxx emit, 6xxx suppressions
- * and baselines, 8xxx authoring and hosting, 9xxx internal.
+ * and baselines, 7xxx import and diff, 8xxx authoring and hosting, 9xxx internal.
  * Codes are permanent once shipped: retire one, never reuse it.
  */
 export const catalogue = {
@@ -362,6 +362,132 @@ export const catalogue = {
     message: 'The baseline file cannot be used: {detail}.',
     hint: 'Regenerate it with `knoc check --update-baseline`.',
     explanation: 'The baseline is a JSON file written by `knoc check --update-baseline`. It could not be read or does not have the expected shape.',
+  },
+  KNO7001: {
+    title: 'Card is not valid JSON',
+    severity: 'error',
+    message: 'The card is not valid JSON: {detail}.',
+    hint: 'Fix the JSON at this position; an agent card is one JSON object per file.',
+    explanation: '`knoc import` reads agent cards as JSON (RFC 8259). A file that does not parse cannot be imported; nothing is written for it, and the other cards of the run are still imported.',
+  },
+  KNO7002: {
+    title: 'Card is not an object',
+    severity: 'error',
+    message: 'The card is {found}, expected a JSON object with `name`, `description` and `skills`.',
+    hint: 'Import the agent card itself, not a list of cards or a document that wraps one.',
+    explanation: 'An A2A agent card is a JSON object. A list, a string or a number at the top level is not a card, so nothing is written for it.',
+  },
+  KNO7003: {
+    title: 'Key not carried',
+    severity: 'warning',
+    message: 'Key `{key}` is not part of an A2A {where}, so the blueprint does not carry it.',
+    hint: 'Move what it says into the blueprint by hand (its `purpose`, or an `x-` key at the top level), or drop it.',
+    explanation: 'Import maps every key of A2A v1.0 (and v0.3) cards onto the blueprint format. Keys neither version defines, such as `_note` or a pre-0.2 `authentication`, have no place in a valid card, so they are reported and left out.',
+  },
+  KNO7004: {
+    title: 'Mode that is not a MIME type',
+    severity: 'warning',
+    message: 'Mode `{mode}` is not a MIME type; {action}.',
+    hint: 'Check that the modes the blueprint lists are the media types the agent accepts and returns.',
+    explanation: 'A2A lists input and output modes as media types such as `text/plain`. Some cards write `text`; import writes the media type it stands for (`text` -> `text/plain`, `json` -> `application/json`) and drops modes it cannot map.',
+  },
+  KNO7005: {
+    title: 'Skill without tags',
+    severity: 'warning',
+    message: 'Skill `{id}` has no tags, which A2A v1.0 requires; the blueprint tags it `{tag}`.',
+    hint: 'Replace `{tag}` with tags that say what the skill is about.',
+    explanation: 'Every A2A v1.0 skill needs at least one tag, and so does every blueprint skill. Import derives a placeholder from the skill id so the blueprint builds; the placeholder is rarely what clients should search for.',
+  },
+  KNO7006: {
+    title: 'URL that is not absolute',
+    severity: 'warning',
+    message: 'URL `{url}` is not absolute, so the blueprint does not carry it; {action}.',
+    hint: 'Write the absolute URL (with `https://` and the host) into the blueprint.',
+    explanation: 'A card is fetched from one host and used from anywhere, so A2A needs absolute URLs. A relative URL such as `/api/a2a` depends on where the card was served and cannot be carried.',
+  },
+  KNO7007: {
+    title: 'Blueprint already exists',
+    severity: 'error',
+    message: 'Blueprint `{path}` already exists, so the card is not imported; import never overwrites a file.',
+    hint: 'Move or delete the existing file, or import into another folder with `--out`.',
+    explanation: '`knoc import` creates new blueprint files only. A file at the target path (from an earlier import, by hand, or from another card of the same run with the same name) is left as it is.',
+  },
+  KNO7008: {
+    title: 'Interface protocol version',
+    severity: 'warning',
+    message: 'The card declares A2A `{version}` for {what}; {action}.',
+    hint: 'Check that the endpoint speaks A2A 1.0 before you publish the rebuilt card.',
+    explanation: 'knoc emits A2A v1.0 cards whose interfaces speak protocol version 1.0. An interface that a card declares for another version (a v0.3 card, or a `0.3` entry beside a `1.0` one) is written as version 1.0, or dropped when it only repeats another interface.',
+  },
+  KNO7009: {
+    title: 'Value of the wrong type',
+    severity: 'warning',
+    message: 'Value `{key}` is {found}, expected {expected}; the blueprint does not carry it.',
+    hint: 'Add the value to the blueprint by hand in the expected form.',
+    explanation: 'A value whose JSON type differs from what A2A defines (a capability written as a string, a tag that is a number) cannot be carried into a blueprint that would build.',
+  },
+  KNO7010: {
+    title: 'Required field missing',
+    severity: 'warning',
+    message: 'The card has no {field}; {action}.',
+    hint: 'Replace the placeholder in the blueprint with the real value.',
+    explanation: 'A2A v1.0 requires a name, a description, a version and at least one skill with an id, a name and a description. When a card lacks one, import writes a placeholder so the blueprint builds, and says so here.',
+  },
+  KNO7011: {
+    title: 'Signatures not carried',
+    severity: 'info',
+    message: 'The card’s signatures ({count}) are not carried: a rebuilt card is new bytes, which they no longer sign.',
+    hint: 'Sign the built cards again with `knoc build --sign-key`.',
+    explanation: 'A card signature covers the card’s exact canonical JSON. The card knoc builds adds its provenance extension and may order fields differently, so an old signature would no longer verify.',
+  },
+  KNO7012: {
+    title: 'More than one OAuth flow',
+    severity: 'warning',
+    message: 'Security scheme `{scheme}` lists {count} OAuth flows and A2A v1.0 allows one; the blueprint keeps `{kept}` and drops {dropped}.',
+    hint: 'Declare another scheme for each other flow the agent accepts, and list it in the security requirements.',
+    explanation: 'A2A v0.3 let one OAuth 2 scheme list several flows; in v1.0 `flows` is a oneof, so a scheme has exactly one. Import keeps the first of authorization code, client credentials, device code, implicit and password.',
+  },
+  KNO7013: {
+    title: 'Security scheme not carried',
+    severity: 'warning',
+    message: 'Security scheme `{scheme}` {problem}, so the blueprint does not carry it.',
+    hint: 'Declare the scheme in `a2a_projection.security_schemes` by hand, as one of the v1.0 wrappers.',
+    explanation: 'Import converts v1.0 scheme wrappers and v0.3 `type:` schemes (`apiKey`, `http`, `oauth2`, `openIdConnect`, `mutualTLS`). A scheme of another type, or one that lacks a field A2A requires, cannot be carried; requirements that name it are dropped too.',
+  },
+  KNO7014: {
+    title: 'Security requirement not carried',
+    severity: 'warning',
+    message: 'A security requirement {problem}, so the blueprint does not carry it.',
+    hint: 'Write the requirement in `security_requirements` by hand once its scheme is declared.',
+    explanation: 'A requirement names declared schemes and the scopes each needs. One that names a scheme the card does not declare (or that import could not carry), or that names none, would not build.',
+  },
+  KNO7015: {
+    title: 'Version that is not semver',
+    severity: 'warning',
+    message: 'Version `{version}` is not a semantic version; the blueprint has `{written}`.',
+    hint: 'Check the version in the blueprint; blueprints use MAJOR.MINOR.PATCH.',
+    explanation: 'A2A lets a card’s version be any string, but blueprint versions are semantic versions. Import completes a short version (`1.0` -> `1.0.0`), drops a leading `v`, and otherwise writes `0.1.0`.',
+  },
+  KNO7016: {
+    title: 'Card cannot be read',
+    severity: 'error',
+    message: 'The card cannot be read: {detail}.',
+    hint: 'Check the path; `knoc import` takes card files such as `agent-card.json`.',
+    explanation: 'A file named on the command line could not be read, so nothing is imported from it. The other cards of the run are still imported.',
+  },
+  KNO7017: {
+    title: 'Skill id used twice',
+    severity: 'warning',
+    message: 'Skill id `{id}` is used by an earlier skill too; the blueprint leaves this one out.',
+    hint: 'Give the skill its own id and add it to the blueprint by hand.',
+    explanation: 'Skill ids are unique within a card, and settlement prices and clients refer to skills by id. A second skill with the same id cannot be told apart from the first.',
+  },
+  KNO7018: {
+    title: 'knoc extension kept as declared',
+    severity: 'warning',
+    message: 'Extension `{uri}` {problem}; the blueprint lists it under `a2a_projection.extensions` as it is.',
+    hint: 'Move it to the blueprint field knoc builds it from (`persona.service_class` or `a2a_projection.settlement`) once it fits.',
+    explanation: 'knoc builds the service-class and settlement extensions from blueprint fields. Import maps them back when their params fit those fields; otherwise it keeps the extension as declared so nothing is lost.',
   },
   KNO8030: {
     title: 'URL that pages cannot link',

@@ -31,11 +31,11 @@ export interface AgentCapabilities {
   extensions?: AgentExtension[];
 }
 
-/** A protocol extension declaration. */
+/** A protocol extension declaration; ProtoJSON may omit an empty description and a false `required`. */
 export interface AgentExtension {
   uri: string;
-  description: string;
-  required: boolean;
+  description?: string;
+  required?: boolean;
   params?: Record<string, unknown>;
 }
 

@@ -19,3 +19,8 @@ export function camelKeys(value: unknown, keepKeysOf: ReadonlySet<string> = new 
   }
   return out;
 }
+
+/** `bearerFormat` -> `bearer_format`: the inverse of `camelCase` for every key A2A defines. */
+export function snakeCase(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}

@@ -1,11 +1,24 @@
 import type { Entity } from '../model/entity.js';
-import { dig, isRecord } from '../model/guards.js';
+import { arrayOr, dig, isRecord } from '../model/guards.js';
 import type { AgentExtension } from './a2a-types.js';
 import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from './extension-uris.js';
 
 /** The extensions a blueprint's card declares, in a fixed order. */
 export function projectExtensions(agent: Entity): AgentExtension[] {
-  return [serviceClass(agent), settlement(agent), provenance(agent)].filter((e): e is AgentExtension => e !== undefined);
+  return [serviceClass(agent), settlement(agent), ...declared(agent), provenance(agent)].filter((e): e is AgentExtension => e !== undefined);
+}
+
+/** `a2a_projection.extensions`: other extensions, written as declared; `params` is user data, its keys stay as they are. */
+function declared(agent: Entity): AgentExtension[] {
+  return arrayOr(dig(agent.data, 'a2a_projection', 'extensions'))
+    .filter(isRecord)
+    .map((source) => {
+      const extension: AgentExtension = { uri: String(source.uri) };
+      if (typeof source.description === 'string') extension.description = source.description;
+      if (typeof source.required === 'boolean') extension.required = source.required;
+      if (isRecord(source.params)) extension.params = source.params;
+      return extension;
+    });
 }
 
 function serviceClass(agent: Entity): AgentExtension | undefined {

@@ -74,8 +74,8 @@ export function viewAgent(published: PublishedCard, blueprint: Entity, domainTit
       .map((name) => ({ name, kind: Object.keys(card.securitySchemes![name] ?? {}).join(', ') })),
     extensions: (card.capabilities.extensions ?? []).map((e) => ({
       uri: { text: e.uri, href: safeHref(e.uri) },
-      description: e.description,
-      required: e.required,
+      description: e.description ?? '',
+      required: e.required === true,
       params: e.params && Object.keys(e.params).length > 0 ? stableJson(e.params).trimEnd() : null,
     })),
     blueprintId: stringOrNull(provenance?.id) ?? stringField(blueprint.data, 'id') ?? null,

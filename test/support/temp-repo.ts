@@ -13,6 +13,13 @@ export function removeTempRepos(): void {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+/** A fresh, empty temp folder, removed when the tests end. */
+export function makeTempDir(prefix = 'knoc-test-'): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  created.push(dir);
+  return dir;
+}
+
 /** Copies a repository's content/, specs/ and knoc.config.yaml into a fresh temp folder, removed when the tests end. */
 export function copyRepo(from: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'knoc-test-'));

@@ -1,0 +1,62 @@
+import { parseArgs } from 'node:util';
+import { countBySeverity } from '../../diagnostics/diagnostic.js';
+import { DEFAULT_IMPORT_OUT, importCards } from '../../import/import-cards.js';
+import { stableJson } from '../../model/stable-json.js';
+import { choosePaint } from '../paint.js';
+import { renderStylish } from '../render/stylish.js';
+import { EXIT, UsageError, plural, printHelp, type Command } from '../command.js';
+
+export const importCommand: Command = {
+  name: 'import',
+  summary: 'turn existing A2A agent cards (v1.0 or v0.3) into blueprints',
+  help: `Usage: knoc import CARD.json... [--out DIR] [--root DIR] [--format stylish|json]
+
+Reads each agent card (A2A v1.0, or v0.3 with its top-level url, preferredTransport,
+additionalInterfaces, security and type: security schemes) and writes a blueprint
+<slug>.kno with a fresh ULID and an empty perception list for you to fill in.
+Everything the card says that a blueprint cannot carry (unknown keys, modes that
+are not MIME types, missing tags, relative URLs, signatures) is reported with the
+card's file, line and column. Building the blueprint gives back the card, plus
+knoc's provenance extension. An existing file is never overwritten.
+
+Options:
+  --out DIR               where blueprints go, relative to the root
+                          (default: ${DEFAULT_IMPORT_OUT})
+  --root DIR              the repository (default: current directory)
+  -f, --format NAME       stylish (default, to stderr) or json (to stdout)
+
+Exit codes: 0 every card imported (warnings say what was not carried), 1 a card
+could not be read or parsed, or its blueprint file already exists, 2 usage error.
+
+Examples:
+  knoc import agent-card.json
+  knoc import cards/*.json --out content/agent-blueprints/imported
+  knoc import agent-card.json --format json > import-report.json
+`,
+  run: runImport,
+};
+
+async function runImport(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: { out: { type: 'string' }, root: { type: 'string' }, format: { type: 'string', short: 'f' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) return printHelp(importCommand);
+  if (positionals.length === 0) throw new UsageError('name at least one card file to import');
+  const format = values.format ?? 'stylish';
+  if (format !== 'stylish' && format !== 'json') throw new UsageError(`unknown format \`${format}\`, expected stylish or json`);
+  const result = await importCards({ files: positionals, ...(values.root !== undefined ? { root: values.root } : {}), ...(values.out !== undefined ? { out: values.out } : {}) });
+  const counts = countBySeverity(result.diagnostics);
+  if (format === 'json') {
+    process.stdout.write(stableJson({ written: result.written, diagnostics: result.diagnostics, errorCount: counts.error, warningCount: counts.warning }));
+  } else {
+    const paint = choosePaint(process.stderr, process.env);
+    if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
+    for (const written of result.written) process.stderr.write(`${written.card} -> ${written.path}\n`);
+    const summary = `${plural(result.written.length, 'blueprint')} written from ${plural(positionals.length, 'card')}, ${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}\n`;
+    process.stderr.write(counts.error > 0 ? paint.red(summary) : summary);
+  }
+  return counts.error > 0 ? EXIT.findings : EXIT.ok;
+}

@@ -1,0 +1,125 @@
+import { isRecord } from '../model/guards.js';
+import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from '../project/extension-uris.js';
+import { describeValue, type ImportContext } from './import-context.js';
+import { childOf, isAbsoluteUrl, reportUnknownKeys } from './read-values.js';
+
+/** What a card's `capabilities.extensions` become in a blueprint. */
+export interface ConvertedExtensions {
+  /** `persona.service_class`, from a declared service-class extension. */
+  serviceClass?: string;
+  /** `a2a_projection.settlement`, snake_case. */
+  settlement?: Record<string, unknown>;
+  /** `a2a_projection.extensions`: every other extension, as declared. */
+  declared: Record<string, unknown>[];
+}
+
+const SERVICE_CLASSES = new Set(['utility', 'principal', 'ephemeral']);
+const PRICING_MODELS = new Set(['per-request', 'per-unit', 'per-minute', 'negotiable']);
+const EXTENSION_KEYS = new Set(['uri', 'description', 'required', 'params']);
+
+/**
+ * Maps knoc's own extensions back to the blueprint fields they are built from,
+ * drops the provenance extension (every build writes a new one) and keeps every
+ * other extension as declared, `params` untouched.
+ */
+export function convertExtensions(value: unknown, pointer: string, skillIds: ReadonlySet<string>, ctx: ImportContext): ConvertedExtensions {
+  const result: ConvertedExtensions = { declared: [] };
+  if (value === undefined) return result;
+  if (!Array.isArray(value)) {
+    ctx.report('KNO7009', { key: 'extensions', found: describeValue(value), expected: 'a list of extensions' }, pointer);
+    return result;
+  }
+  value.forEach((item, index) => {
+    const at = childOf(pointer, index);
+    const extension = readExtension(item, at, ctx);
+    if (!extension) return;
+    const { uri } = extension;
+    if (uri === PROVENANCE_URI) return;
+    if (uri === SERVICE_CLASS_URI && result.serviceClass === undefined) {
+      const problem = serviceClassProblem(extension);
+      if (problem === undefined) {
+        result.serviceClass = (extension.params as Record<string, unknown>).class as string;
+        return;
+      }
+      ctx.report('KNO7018', { uri, problem }, at);
+    } else if (uri === SETTLEMENT_URI && result.settlement === undefined) {
+      const settlement = toSettlement(extension, skillIds);
+      if (typeof settlement !== 'string') {
+        result.settlement = settlement;
+        return;
+      }
+      ctx.report('KNO7018', { uri, problem: settlement }, at);
+    }
+    result.declared.push(extension);
+  });
+  return result;
+}
+
+function readExtension(item: unknown, pointer: string, ctx: ImportContext): Record<string, unknown> | undefined {
+  if (!isRecord(item)) {
+    ctx.report('KNO7009', { key: 'extension', found: describeValue(item), expected: 'an object with `uri`' }, pointer);
+    return undefined;
+  }
+  reportUnknownKeys(item, EXTENSION_KEYS, pointer, 'extension', ctx);
+  if (typeof item.uri !== 'string' || item.uri === '') {
+    ctx.report('KNO7009', { key: 'uri', found: describeValue(item.uri), expected: 'the extension’s URI' }, item.uri === undefined ? pointer : childOf(pointer, 'uri'));
+    return undefined;
+  }
+  if (!isAbsoluteUrl(item.uri)) {
+    ctx.report('KNO7006', { url: item.uri, action: 'the blueprint leaves this extension out' }, childOf(pointer, 'uri'));
+    return undefined;
+  }
+  const out: Record<string, unknown> = { uri: item.uri };
+  for (const [key, ok, expected] of [
+    ['description', typeof item.description === 'string', 'a string'],
+    ['required', typeof item.required === 'boolean', '`true` or `false`'],
+    ['params', isRecord(item.params), 'an object'],
+  ] as const) {
+    if (item[key] === undefined) continue;
+    if (ok) out[key] = item[key];
+    else ctx.report('KNO7009', { key, found: describeValue(item[key]), expected }, childOf(pointer, key));
+  }
+  return out;
+}
+
+function serviceClassProblem(extension: Record<string, unknown>): string | undefined {
+  const params = isRecord(extension.params) ? extension.params : {};
+  if (extension.required === true) return 'is marked required, which knoc never does for the service class';
+  if (params.inferred === true) return 'carries a class knoc inferred from tags, not a declared one';
+  const extra = Object.keys(params).filter((k) => k !== 'class');
+  if (extra.length > 0) return `has params ${extra.map((k) => `\`${k}\``).join(', ')} beside \`class\``;
+  if (typeof params.class !== 'string' || !SERVICE_CLASSES.has(params.class)) return `has class ${JSON.stringify(params.class ?? null)}, not utility, principal or ephemeral`;
+  return undefined;
+}
+
+/** The blueprint's `settlement`, or why the params do not fit it. */
+function toSettlement(extension: Record<string, unknown>, skillIds: ReadonlySet<string>): Record<string, unknown> | string {
+  const params = isRecord(extension.params) ? extension.params : {};
+  const extra = Object.keys(params).filter((k) => !['exchangeUrl', 'accountId', 'pricing', 'reputation', 'availability'].includes(k));
+  if (extra.length > 0) return `has params ${extra.map((k) => `\`${k}\``).join(', ')} that the blueprint's settlement has no place for`;
+  const { exchangeUrl, accountId, pricing, reputation, availability } = params;
+  if (typeof exchangeUrl !== 'string' || !exchangeUrl.startsWith('https://') || !isAbsoluteUrl(exchangeUrl)) return 'has no https `exchangeUrl`';
+  if (typeof accountId !== 'string' || accountId.trim() === '') return 'has no `accountId`';
+  if (!isRecord(pricing)) return 'has no `pricing` object';
+  if (reputation !== undefined && (typeof reputation !== 'number' || reputation < 0)) return 'has a `reputation` that is not a number of at least 0';
+  if (availability !== undefined && (typeof availability !== 'number' || availability < 0 || availability > 1)) return 'has an `availability` outside 0..1';
+  const prices: Record<string, unknown> = {};
+  for (const [skill, price] of Object.entries(pricing)) {
+    if (!skillIds.has(skill)) return `prices \`${skill}\`, which is not a skill of the card`;
+    if (!isRecord(price) || Object.keys(price).some((k) => !['baseTokens', 'model', 'currency'].includes(k))) return `has a price for \`${skill}\` that is not \`{baseTokens, model, currency}\``;
+    const { baseTokens, model, currency } = price;
+    if (typeof baseTokens !== 'number' || !(baseTokens > 0)) return `has a price for \`${skill}\` without positive \`baseTokens\``;
+    if (typeof model !== 'string' || !PRICING_MODELS.has(model)) return `has a price for \`${skill}\` whose \`model\` is not per-request, per-unit, per-minute or negotiable`;
+    if (currency !== undefined && (typeof currency !== 'string' || currency === '')) return `has a price for \`${skill}\` whose \`currency\` is not a string`;
+    prices[skill] = { base_tokens: baseTokens, model, ...(currency !== undefined ? { currency } : {}) };
+  }
+  if (extension.required !== undefined && typeof extension.required !== 'boolean') return 'has a `required` that is not a boolean';
+  return {
+    exchange_url: exchangeUrl,
+    account_id: accountId,
+    ...(typeof extension.required === 'boolean' ? { required: extension.required } : {}),
+    ...(reputation !== undefined ? { reputation } : {}),
+    ...(availability !== undefined ? { availability } : {}),
+    pricing: prices,
+  };
+}

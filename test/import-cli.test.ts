@@ -1,0 +1,116 @@
+// `knoc import` as a user runs it: a real process, real files.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { REFERENCE_CARDS_DIR } from './support/reference-cards.js';
+import { runCli } from './support/run-cli.js';
+import { makeTempDir } from './support/temp-repo.js';
+
+const V03_SAMPLE = path.join(REFERENCE_CARDS_DIR, 'a2aproject__A2A__docs_specification.md__sec5.7-sample__v0.3.0.json');
+const STACK = /^\s+at .+:\d+:\d+\)?$/m;
+
+describe('knoc import (real process)', () => {
+  it('converts the v0.3 spec sample field by field', () => {
+    const root = makeTempDir();
+    const run = runCli(['import', V03_SAMPLE, '--root', root]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain(`${V03_SAMPLE} -> content/agent-blueprints/geospatial-route-planner-agent.kno`);
+    expect(run.stderr).toContain('1 blueprint written from 1 card, 0 errors, 2 warnings');
+    const text = readFileSync(path.join(root, 'content/agent-blueprints/geospatial-route-planner-agent.kno'), 'utf8');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed YAML tree, asserted field by field below
+    const blueprint = parse(text) as Record<string, any>;
+
+    expect(blueprint.$schema).toBe('agent-blueprint@0.2.0');
+    expect(blueprint.id).toMatch(/^[0-7][0-9A-HJKMNP-TV-Z]{25}$/);
+    expect(blueprint.slug).toBe('geospatial-route-planner-agent');
+    expect(blueprint.version).toBe('1.2.0');
+    expect(blueprint.title).toBe('GeoSpatial Route Planner Agent');
+    expect(blueprint.persona).toEqual({ lifecycle: 'continuous', perception: { domains: [] } });
+    expect(blueprint.ownership).toEqual({ context: 'platform' });
+    const projection = blueprint.a2a_projection;
+    expect(projection.name).toBe('GeoSpatial Route Planner Agent');
+    expect(projection.description).toMatch(/^Provides advanced route planning/);
+    expect(projection.provider).toEqual({ organization: 'Example Geo Services Inc.', url: 'https://www.examplegeoservices.com' });
+    expect(projection.documentation_url).toBe('https://docs.examplegeoservices.com/georoute-agent/api');
+    expect(projection.icon_url).toBe('https://georoute-agent.example.com/icon.png');
+    // stateTransitionHistory has no v1.0 home; supportsAuthenticatedExtendedCard moves into capabilities.
+    expect(projection.capabilities).toEqual({ streaming: true, push_notifications: true, extended_agent_card: true });
+    expect(projection.default_input_modes).toEqual(['application/json', 'text/plain']);
+    expect(projection.default_output_modes).toEqual(['application/json', 'image/png']);
+    // url + preferredTransport first; additionalInterfaces after, the repeat of the main one merged.
+    expect(projection.interfaces).toEqual([
+      { url: 'https://georoute-agent.example.com/a2a/v1', protocol_binding: 'JSONRPC' },
+      { url: 'https://georoute-agent.example.com/a2a/grpc', protocol_binding: 'GRPC' },
+      { url: 'https://georoute-agent.example.com/a2a/json', protocol_binding: 'HTTP+JSON' },
+    ]);
+    // `type: openIdConnect` becomes the v1.0 wrapper; `security` becomes security_requirements.
+    expect(projection.security_schemes).toEqual({ google: { open_id_connect_security_scheme: { open_id_connect_url: 'https://accounts.google.com/.well-known/openid-configuration' } } });
+    expect(projection.security_requirements).toEqual([{ google: ['openid', 'profile', 'email'] }]);
+    expect(projection.skills.map((s: { id: string }) => s.id)).toEqual(['route-optimizer-traffic', 'custom-map-generator']);
+    expect(projection.skills[0]).toMatchObject({
+      name: 'Traffic-Aware Route Optimizer',
+      tags: ['maps', 'routing', 'navigation', 'directions', 'traffic'],
+      input_modes: ['application/json', 'text/plain'],
+      output_modes: ['application/json', 'application/vnd.geo+json', 'text/html'],
+    });
+    expect(projection.skills[0].examples[1]).toBe('{"origin": {"lat": 37.422, "lng": -122.084}, "destination": {"lat": 37.7749, "lng": -122.4194}, "preferences": ["avoid_ferries"]}');
+    expect(Object.keys(projection)).not.toContain('signatures');
+
+    // What was not carried is named with the card's file, line and column.
+    expect(run.stderr).toContain(`${V03_SAMPLE}:22:5  warning  KNO7003  Key \`stateTransitionHistory\``);
+    expect(run.stderr).toContain(`${V03_SAMPLE}:2:22  warning  KNO7008`);
+    expect(run.stderr).toContain(`${V03_SAMPLE}:69:3  info  KNO7011`);
+
+    // The blueprint builds, and the card has the v1.0 shape.
+    const build = runCli(['build', '--root', root, '--base-url', 'https://agents.example.org']);
+    expect(build.status, build.stderr).toBe(0);
+    const card = JSON.parse(readFileSync(path.join(root, 'dist/agents/geospatial-route-planner-agent/.well-known/agent-card.json'), 'utf8'));
+    expect(card.url).toBeUndefined();
+    expect(card.supportedInterfaces[0]).toEqual({ url: 'https://georoute-agent.example.com/a2a/v1', protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+    expect(card.securityRequirements).toEqual([{ schemes: { google: { list: ['openid', 'profile', 'email'] } } }]);
+  });
+
+  it('refuses to overwrite an existing blueprint, leaving it byte for byte', () => {
+    const root = makeTempDir();
+    expect(runCli(['import', V03_SAMPLE, '--root', root, '--out', 'content/agent-blueprints/imported']).status).toBe(0);
+    const target = path.join(root, 'content/agent-blueprints/imported/geospatial-route-planner-agent.kno');
+    writeFileSync(target, `${readFileSync(target, 'utf8')}# edited by hand\n`);
+    const before = readFileSync(target);
+
+    const again = runCli(['import', V03_SAMPLE, '--root', root, '--out', 'content/agent-blueprints/imported']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain(`${V03_SAMPLE}:3:11  error  KNO7007  Blueprint \`content/agent-blueprints/imported/geospatial-route-planner-agent.kno\` already exists`);
+    expect(again.stderr).toContain('0 blueprints written from 1 card, 1 error');
+    expect(readFileSync(target)).toEqual(before);
+    expect(again.stderr).not.toMatch(STACK);
+  });
+
+  it('imports the other cards when one cannot be read or parsed, and exits 1', () => {
+    const root = makeTempDir();
+    const broken = path.join(root, 'broken.json');
+    writeFileSync(broken, '{\n  "name": "Broken",\n  "skills": [\n}\n');
+    const run = runCli(['import', broken, path.join(root, 'missing.json'), V03_SAMPLE, '--root', root]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/broken\.json:4:1 {2}error {2}KNO7001 {2}The card is not valid JSON: /);
+    expect(run.stderr).toMatch(/missing\.json {2}error {2}KNO7016 {2}The card cannot be read: ENOENT\./);
+    expect(run.stderr).toContain('1 blueprint written from 3 cards, 2 errors');
+    expect(run.stderr).not.toMatch(STACK);
+  });
+
+  it('reports as JSON data with --format json', () => {
+    const root = makeTempDir();
+    const run = runCli(['import', V03_SAMPLE, '--root', root, '--format', 'json']);
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.written).toEqual([{ card: V03_SAMPLE, slug: 'geospatial-route-planner-agent', path: 'content/agent-blueprints/geospatial-route-planner-agent.kno' }]);
+    expect(report.diagnostics.map((d: { code: string; pointer: string }) => `${d.code} ${d.pointer}`)).toEqual(['KNO7008 /protocolVersion', 'KNO7003 /capabilities/stateTransitionHistory', 'KNO7011 /signatures']);
+  });
+
+  it('exits 2 on a usage mistake', () => {
+    const none = runCli(['import']);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain('knoc: name at least one card file to import');
+    expect(runCli(['import', V03_SAMPLE, '--format', 'sarif']).status).toBe(2);
+  });
+});

@@ -1,0 +1,80 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { findJsonError } from '../src/import/find-json-error.js';
+import { semverOf, slugOf } from '../src/import/slug-of.js';
+import { camelCase, snakeCase } from '../src/project/camel-case.js';
+
+describe('slugOf', () => {
+  it.each([
+    ['Drift Sentinel', 'drift-sentinel'],
+    ['FAFA — the Voice of FAF', 'fafa-the-voice-of-faf'],
+    ['Café Crème Agent', 'cafe-creme-agent'],
+    ['  --Planner__Agent v2!! ', 'planner-agent-v2'],
+    ['日本語', ''],
+    ['a'.repeat(70), 'a'.repeat(64)],
+    [`${'a'.repeat(63)} b`, 'a'.repeat(63)],
+  ])('%s -> %s', (name, slug) => {
+    expect(slugOf(name)).toBe(slug);
+  });
+});
+
+describe('semverOf', () => {
+  it.each([
+    ['1.2.3', '1.2.3'],
+    ['2.1.0-beta.1', '2.1.0-beta.1'],
+    ['1.0', '1.0.0'],
+    ['7', '7.0.0'],
+    ['v1.4.2', '1.4.2'],
+    ['v2', '2.0.0'],
+    ['2024-05-01', undefined],
+    ['latest', undefined],
+    ['01.2.3', undefined],
+  ])('%s -> %s', (version, expected) => {
+    expect(semverOf(version)).toBe(expected);
+  });
+});
+
+describe('snakeCase', () => {
+  it.each(['apiKeySecurityScheme', 'oauth2SecurityScheme', 'openIdConnectUrl', 'mtlsSecurityScheme', 'pkceRequired', 'deviceAuthorizationUrl', 'oauth2MetadataUrl', 'extendedAgentCard', 'bearerFormat'])(
+    'camelCase undoes snakeCase for %s',
+    (key) => {
+      expect(camelCase(snakeCase(key))).toBe(key);
+    },
+  );
+});
+
+describe('findJsonError', () => {
+  it.each([
+    ['{"a": 1,}', 8, 'unexpected `}`, expected a property name in double quotes'],
+    ['{"a" 1}', 5, 'unexpected `1`, expected `:` after a property name'],
+    ['[1, 2', 5, 'unexpected the end of the file, expected `,` or `]` after a list item'],
+    ['{"a": "b\n"}', 8, 'unescaped control character in a string, expected `\\n`, `\\t` or another escape'],
+    ['{} x', 3, 'unexpected `x` after the JSON value, expected the end of the file'],
+    ['', 0, 'unexpected the end of the file, expected a value'],
+    ['{"a": tru}', 6, 'unexpected `t`, expected a value'],
+    ['-', 0, 'unexpected `-`, expected a value'],
+  ])('%j fails at %i', (text, offset, message) => {
+    expect(findJsonError(text)).toEqual({ offset, message });
+  });
+
+  it('agrees with JSON.parse on valid JSON and on any prefix of it', () => {
+    fc.assert(
+      fc.property(fc.json(), fc.nat(), (text, cut) => {
+        expect(findJsonError(text)).toBeUndefined();
+        const prefix = text.slice(0, cut % (text.length + 1));
+        let parses = true;
+        try {
+          JSON.parse(prefix);
+        } catch {
+          parses = false;
+        }
+        expect(findJsonError(prefix) === undefined).toBe(parses);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reports a nesting too deep to read instead of crashing', () => {
+    expect(findJsonError('['.repeat(200_000))?.message).toMatch(/nests too deeply|expected/);
+  });
+});
