@@ -3,6 +3,7 @@ import { editDistance, formatChoices, suggestClosest } from '../src/diagnostics/
 import { formatTemplate } from '../src/diagnostics/create.js';
 import { camelCase, camelKeys } from '../src/project/camel-case.js';
 import { joinPointer, splitPointer } from '../src/parse/locator.js';
+import { DEFAULT_LIMITS } from '../src/model/limits.js';
 import { parseFile, parseSchemaRef } from '../src/parse/parse-file.js';
 import { stableJson } from '../src/model/stable-json.js';
 import { compareVersions } from '../src/validate/spec-registry.js';
@@ -105,20 +106,42 @@ describe('parseFile', () => {
     ['a: 1\n---\nb: 2\n', 'KNO1004', 2, 1],
     ['', 'KNO1003', 1, 1],
     ['- 1\n', 'KNO1003', 1, 1],
-    ['a: !!js/function "x"\n', 'KNO1001', 1, 4],
-    ['a:\n\tb: 1\n', 'KNO1001', 2, 1],
+    ['a: !!js/function "x"\n', 'KNO1013', 1, 4],
+    ['a: !custom x\n', 'KNO1013', 1, 4],
+    ['a: !!binary aGVsbG8=\n', 'KNO1013', 1, 4],
+    ['a:\n\tb: 1\n', 'KNO1014', 2, 1],
+    ['a: 1\n__proto__: { polluted: true }\n', 'KNO1016', 2, 1],
+    ['a: { b: [ { __proto__: 1 } ] }\n', 'KNO1016', 1, 13],
+    ['a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n', 'KNO1010', 2, 8],
     ['a: 1\nb: .inf\n', 'KNO1001', 2, 4],
     ['a: 1e400\n', 'KNO1001', 1, 4],
     ['p: &a { self: *a }\n', 'KNO1001', 1, 15],
     ['t: &a [ *a ]\n', 'KNO1001', 1, 9],
     ['a: 1\n? [a, b]\n: x\n', 'KNO1006', 2, 3],
     ['a: 1\n~: 1\n', 'KNO1006', 2, 1],
-    ['r: !!omap [{a: 1}]\n', 'KNO1001', 1, 4],
+    ['r: !!omap [{a: 1}]\n', 'KNO1013', 1, 4],
     ["m:\n  1: a\n  '1': b\n", 'KNO1002', 3, 3],
   ])('%j gives %s at %i:%i', (text, code, line, column) => {
     const { entity, diagnostics } = parseFile(source(text));
     expect(entity).toBeUndefined();
     expect(diagnostics[0]).toMatchObject({ code, file: 'content/x.kno', range: { start: { line, column } } });
+  });
+
+  it.each([
+    ['65 nested flow lists', `a: ${'['.repeat(64)}${']'.repeat(64)}\n`, 1, 67],
+    ['65 nested block mappings', Array.from({ length: 65 }, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n') + ' 1\n', 65, 129],
+    ['5,000 nested lists, past what the YAML parser can compose', `a: ${'['.repeat(5000)}${']'.repeat(5000)}\n`, 1, undefined],
+  ])('refuses %s with KNO1012', (_name, text, line, column) => {
+    const { entity, diagnostics } = parseFile(source(text));
+    expect(entity).toBeUndefined();
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject({ code: 'KNO1012', range: { start: { line, ...(column ? { column } : {}) } } });
+  });
+
+  it('accepts nesting up to the limit, and a config may raise or lower it', () => {
+    const text = `a: ${'['.repeat(63)}${']'.repeat(63)}\n`;
+    expect(parseFile(source(text)).diagnostics).toEqual([]);
+    expect(parseFile({ ...source(text), limits: { ...DEFAULT_LIMITS, maxDepth: 10 } }).diagnostics[0]?.code).toBe('KNO1012');
   });
 
   it('accepts ordinary anchors and aliases', () => {

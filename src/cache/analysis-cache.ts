@@ -38,10 +38,11 @@ export function createBuildCache(): BuildCache {
 
 /**
  * The key of one file's analysis: knoc's build (version and code), the schema set it was
- * validated against, its path (reports name it) and its bytes. Never an mtime.
+ * validated against, its path (reports name it), its bytes and the parse limits it was read under. Never an mtime.
  */
 export function analysisKey(source: SourceFile, schemaSetDigest: string): string {
-  return sha256Hex(['analysis', knocBuildId(), schemaSetDigest, source.path, source.sha256].join('\u0000'));
+  const limits = source.limits ? `${source.limits.maxFileBytes}/${source.limits.maxDepth}/${source.limits.maxAliases}` : '';
+  return sha256Hex(['analysis', knocBuildId(), schemaSetDigest, source.path, source.sha256, ...(limits ? [limits] : [])].join('\u0000'));
 }
 
 /** The key of a projected card: knoc's version, the entity's digest and schema, and the settings a card reads. */

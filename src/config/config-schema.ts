@@ -1,3 +1,5 @@
+import { LIMIT_RANGES } from '../model/limits.js';
+
 /** JSON Schema (2020-12) of knoc.config.yaml; `title` and `description` feed diagnostics. */
 export const configSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -28,6 +30,17 @@ export const configSchema = {
         },
         documentation_url: { type: 'string', format: 'uri', title: 'absolute URL' },
         icon_url: { type: 'string', format: 'uri', title: 'absolute URL' },
+      },
+    },
+    limits: {
+      title: 'parse limits',
+      description: 'bounds on each input file: `max_file_size` (bytes), `max_depth` and `max_aliases`',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        max_file_size: { title: 'size in bytes', type: 'integer', ...LIMIT_RANGES.max_file_size },
+        max_depth: { title: 'nesting depth', type: 'integer', ...LIMIT_RANGES.max_depth },
+        max_aliases: { title: 'alias expansions', type: 'integer', ...LIMIT_RANGES.max_aliases },
       },
     },
     rules: {

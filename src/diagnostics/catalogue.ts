@@ -63,6 +63,61 @@ export const catalogue = {
     hint: 'Write the key as a plain word; YAML complex keys (`? [a, b]`) and null keys (`~:`) have no place in a .kno file.',
     explanation: 'JSON, and so every card and digest knoc produces, only has string keys. A key that is a list, a mapping or null would be silently turned into text, so knoc rejects it.',
   },
+  KNO1010: {
+    title: 'Alias budget exceeded',
+    severity: 'error',
+    message: 'The YAML aliases expand past the budget of {limit}, expected a document that does not multiply itself.',
+    hint: 'Write the values out instead of repeating `*alias` references; raise `limits.max_aliases` in knoc.config.yaml only if the aliases are really needed.',
+    explanation:
+      'A handful of anchors whose aliases refer to each other can expand into billions of nodes ("billion laughs"). knoc counts alias expansions while it reads a document and stops at `limits.max_aliases` (default 100), so such a file fails in milliseconds instead of exhausting memory.',
+  },
+  KNO1011: {
+    title: 'File too large',
+    severity: 'error',
+    message: 'The file is {size}, larger than the limit of {limit}.',
+    hint: 'Split the file, or raise `limits.max_file_size` (in bytes) in knoc.config.yaml if such a large entity is intended.',
+    explanation:
+      'knoc checks each file’s size before reading it and refuses files past `limits.max_file_size` (default 1 MiB, far above any real blueprint), so an enormous file in a pull request cannot exhaust a CI runner’s memory.',
+  },
+  KNO1012: {
+    title: 'Nesting too deep',
+    severity: 'error',
+    message: 'Mappings and lists are nested deeper than {depth} levels here, expected a flatter document.',
+    hint: 'Flatten the structure; raise `limits.max_depth` in knoc.config.yaml only if such depth is really needed.',
+    explanation:
+      'Deeply nested documents cost stack in every phase that walks them and are never needed for a blueprint. knoc refuses a document nested deeper than `limits.max_depth` (default 64) before it becomes data.',
+  },
+  KNO1013: {
+    title: 'Unknown YAML tag',
+    severity: 'error',
+    message: 'The tag `{tag}` is not supported, expected plain YAML values without tags.',
+    hint: 'Remove the tag and write the value as a plain string, number, list or mapping.',
+    explanation:
+      'knoc reads YAML 1.2 with the core schema only. Tags such as `!!js/function`, `!!binary`, `!!set` or custom `!tags` ask a parser to build special objects; knoc never does, and reports the tag instead of silently turning it into text.',
+  },
+  KNO1014: {
+    title: 'Tab in indentation',
+    severity: 'error',
+    message: 'A tab is used for indentation, expected spaces.',
+    hint: 'Indent with spaces (two per level is usual); set your editor to insert spaces in .kno files.',
+    explanation: 'YAML forbids tabs in indentation because their width is ambiguous. Tabs inside values and after the indentation are fine.',
+  },
+  KNO1015: {
+    title: 'Invalid UTF-8',
+    severity: 'error',
+    message: 'The byte {byte} at byte offset {offset} is not valid UTF-8, expected a UTF-8 text file.',
+    hint: 'Save the file as UTF-8; the byte usually comes from a Latin-1 or Windows-1252 editor or a pasted binary.',
+    explanation:
+      'Every .kno file is UTF-8 text. Decoding invalid bytes would silently replace them with U+FFFD and change what is published, so knoc reports the first invalid byte with its line and column instead.',
+  },
+  KNO1016: {
+    title: 'Reserved key',
+    severity: 'error',
+    message: 'The key `{key}` is reserved, expected an ordinary property name.',
+    hint: 'Rename the key; `{key}` names a JavaScript object internal and is never valid in a .kno file.',
+    explanation:
+      'A key named `__proto__` is harmless in YAML but, carried as data into JavaScript, it can change the prototype of an object that a tool builds from it (prototype pollution). knoc refuses it wherever it appears, in blueprints, domains, specs and knoc.config.yaml.',
+  },
   KNO2001: {
     title: 'Missing `$schema`',
     severity: 'error',

@@ -1,11 +1,13 @@
-import { lstat, readFile, realpath } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { globby } from 'globby';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { sha256Hex } from '../model/digest.js';
+import { DEFAULT_LIMITS, sameLimits, type ParseLimits } from '../model/limits.js';
 import type { SourceFile } from '../model/source-file.js';
+import { firstInvalidUtf8, rangeAtByte } from './invalid-utf8.js';
 
 /** knoc's own specs/ folder, the default schemas every repository starts from. */
 export const builtinSpecsDir = fileURLToPath(new URL('../../specs/', import.meta.url));
@@ -20,8 +22,8 @@ export interface Discovery {
   diagnostics: Diagnostic[];
 }
 
-/** Finds `content/**\/*.kno`, `specs/*.kno` and knoc's built-in specs, and reads their bytes. */
-export async function discover(root: string): Promise<Discovery> {
+/** Finds `content/**\/*.kno`, `specs/*.kno` and knoc's built-in specs, and reads their bytes within `limits`. */
+export async function discover(root: string, limits: ParseLimits = DEFAULT_LIMITS): Promise<Discovery> {
   const diagnostics: Diagnostic[] = [];
   const [contentPaths, specPaths] = await Promise.all([
     globby('content/**/*.kno', { cwd: root, onlyFiles: true, followSymbolicLinks: false, dot: false }),
@@ -40,7 +42,7 @@ export async function discover(root: string): Promise<Discovery> {
   const builtinPaths = ownSpecsAreBuiltin ? [] : await globby('*.kno', { cwd: builtinSpecsDir, onlyFiles: true });
 
   const read = async (relative: string, absolute: string, origin: SourceFile['origin']): Promise<SourceFile | undefined> => {
-    const result = await readSource(relative, absolute, origin);
+    const result = await readSource(relative, absolute, origin, origin === 'builtin' ? DEFAULT_LIMITS : limits);
     if ('diagnostic' in result) diagnostics.push(result.diagnostic);
     return 'source' in result ? result.source : undefined;
   };
@@ -52,17 +54,38 @@ export async function discover(root: string): Promise<Discovery> {
   return { specs: [...builtin, ...own].filter(isDefined), content: content.filter(isDefined), diagnostics };
 }
 
-/** Reads one file's bytes; a failure is a KNO1005 diagnostic, never a throw. */
-export async function readSource(relative: string, absolute: string, origin: SourceFile['origin']): Promise<{ source: SourceFile } | { diagnostic: Diagnostic }> {
+/**
+ * Reads one file's bytes; a failure is a diagnostic, never a throw. The size is
+ * checked before reading, so an oversized file costs a stat, not its bytes.
+ */
+export async function readSource(relative: string, absolute: string, origin: SourceFile['origin'], limits: ParseLimits = DEFAULT_LIMITS): Promise<{ source: SourceFile } | { diagnostic: Diagnostic }> {
+  const start = { line: 1, column: 1, offset: 0 };
   try {
+    const info = await stat(absolute);
+    if (info.isFile() && info.size > limits.maxFileBytes) {
+      return { diagnostic: createDiagnostic('KNO1011', { size: formatBytes(info.size), limit: formatBytes(limits.maxFileBytes) }, { file: relative, range: { start, end: start } }) };
+    }
     const bytes = await readFile(absolute);
+    // A file that grew between the stat and the read is held to the same limit.
+    if (bytes.length > limits.maxFileBytes) return { diagnostic: createDiagnostic('KNO1011', { size: formatBytes(bytes.length), limit: formatBytes(limits.maxFileBytes) }, { file: relative, range: { start, end: start } }) };
+    const invalid = firstInvalidUtf8(bytes);
+    if (invalid >= 0) return { diagnostic: createDiagnostic('KNO1015', { offset: invalid, byte: `0x${bytes[invalid]!.toString(16).padStart(2, '0')}` }, { file: relative, range: rangeAtByte(bytes, invalid) }) };
     // The hash covers the bytes as stored; the text drops a UTF-8 byte order mark so columns on line 1 stay right.
     const text = bytes.toString('utf8');
-    return { source: { path: relative, absolutePath: absolute, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, sha256: sha256Hex(bytes), origin } };
+    const source: SourceFile = { path: relative, absolutePath: absolute, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, sha256: sha256Hex(bytes), origin };
+    if (!sameLimits(limits, DEFAULT_LIMITS)) source.limits = limits;
+    return { source };
   } catch (error) {
     const detail = error instanceof Error && 'code' in error ? String(error.code) : String(error);
     return { diagnostic: createDiagnostic('KNO1005', { detail }, { file: relative }) };
   }
+}
+
+/** Bytes as the largest whole unit that reads well: `1.5 MiB`, `800 KiB`, `512 bytes`. */
+export function formatBytes(size: number): string {
+  if (size >= 1024 * 1024) return `${Number((size / (1024 * 1024)).toFixed(1))} MiB`;
+  if (size >= 1024) return `${Number((size / 1024).toFixed(1))} KiB`;
+  return `${size} bytes`;
 }
 
 /** Code-unit order, independent of locale and of the order the file system returns. */

@@ -15,6 +15,8 @@ export interface KnocConfig {
   base_url?: string;
   out?: string;
   fleet?: FleetConfig;
+  /** Parse limits; the model's `limitsFrom` turns them into numbers with defaults. */
+  limits?: { max_file_size?: number; max_depth?: number; max_aliases?: number };
   /** Per-code severity overrides; `off` drops the finding. */
   rules?: Record<string, Severity | 'off'>;
 }

@@ -27,3 +27,12 @@ export function dig(value: unknown, ...path: (string | number)[]): unknown {
 export function arrayOr(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
+
+/**
+ * Sets an own, enumerable property, even one named `__proto__`, which a plain
+ * assignment would treat as the object's prototype instead of as data.
+ */
+export function setOwn(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
+}

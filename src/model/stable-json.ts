@@ -1,4 +1,4 @@
-import { isRecord } from './guards.js';
+import { isRecord, setOwn } from './guards.js';
 
 /** Copies a JSON tree with every mapping's keys in code-unit order. */
 export function sortKeysDeep(value: unknown): unknown {
@@ -6,7 +6,7 @@ export function sortKeysDeep(value: unknown): unknown {
   if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (value[key] !== undefined) out[key] = sortKeysDeep(value[key]);
+    if (value[key] !== undefined) setOwn(out, key, sortKeysDeep(value[key]));
   }
   return out;
 }

@@ -4,6 +4,8 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Entity, SchemaRef } from '../model/entity.js';
 import { digestOf } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
+import { DEFAULT_LIMITS } from '../model/limits.js';
+import { findBoundViolations, firstAliasOffset } from './bounds.js';
 import type { SourceFile } from '../model/source-file.js';
 import { findDuplicateKeys, findUnrepresentableValues } from './duplicate-keys.js';
 import { LazyLocator, Locator } from './locator.js';
@@ -14,9 +16,6 @@ export interface ParseResult {
   entity?: Entity;
   diagnostics: Diagnostic[];
 }
-
-/** Aliases a document may expand; a bound that stops "billion laughs" documents. */
-const MAX_ALIAS_COUNT = 100;
 
 /** The one set of YAML options knoc parses with. */
 function parseYaml(text: string): { doc: Document.Parsed; locator: Locator } {
@@ -33,18 +32,23 @@ export function lazyLocator(text: string): LazyLocator {
 
 /** Parses one .kno file into an entity, keeping every source position. */
 export function parseFile(source: SourceFile): ParseResult {
+  const limits = source.limits ?? DEFAULT_LIMITS;
   const { doc, locator } = parseYaml(source.text);
   const diagnostics = yamlDiagnostics(doc, source, locator);
   if (diagnostics.length > 0) return { diagnostics };
+  const unbounded = findBoundViolations(doc, locator, source.path, limits);
+  if (unbounded.length > 0) return { diagnostics: unbounded };
   // yaml compares keys by value, so `1` and `'1'` pass its check; as JSON property names they collide.
   const unrepresentable = [...findDuplicateKeys(doc, locator, source.path), ...findUnrepresentableValues(doc, locator, source.path)];
   if (unrepresentable.length > 0) return { diagnostics: unrepresentable };
 
   let data: unknown;
   try {
-    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    data = doc.toJS({ maxAliasCount: limits.maxAliases });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
+    // yaml throws a ReferenceError when the aliases expand past the budget ("billion laughs").
+    if (/alias count/i.test(detail)) return { diagnostics: [createDiagnostic('KNO1010', { limit: limits.maxAliases }, { file: source.path, range: locator.rangeOfOffsets(...firstAliasOffset(doc)) })] };
     return { diagnostics: [createDiagnostic('KNO1001', { detail: sentence(detail) }, { file: source.path, range: locator.rangeOfOffsets(0, 0) })] };
   }
   if (!isRecord(data)) {
@@ -71,8 +75,17 @@ function yamlDiagnostics(doc: Document.Parsed, source: SourceFile, locator: Loca
   if (problems.length === 0) return [];
   const diagnostics: Diagnostic[] = [];
   const syntax = problems.find((e) => e.code !== 'DUPLICATE_KEY');
+  const at = (e: { pos: [number, number] }) => ({ file: source.path, range: locator.rangeOfOffsets(e.pos[0], e.pos[1]) });
   if (syntax?.code === 'MULTIPLE_DOCS') {
-    diagnostics.push(createDiagnostic('KNO1004', {}, { file: source.path, range: locator.rangeOfOffsets(syntax.pos[0], syntax.pos[1]) }));
+    diagnostics.push(createDiagnostic('KNO1004', {}, at(syntax)));
+  } else if (syntax?.code === 'RESOURCE_EXHAUSTION') {
+    // The parser ran out of stack: nesting far past any limit. Point at where it gave up first.
+    const first = problems.filter((e) => e.code === 'RESOURCE_EXHAUSTION').reduce((a, b) => (b.pos[0] < a.pos[0] ? b : a));
+    diagnostics.push(createDiagnostic('KNO1012', { depth: (source.limits ?? DEFAULT_LIMITS).maxDepth }, at(first)));
+  } else if (syntax?.code === 'TAG_RESOLVE_FAILED') {
+    diagnostics.push(createDiagnostic('KNO1013', { tag: source.text.slice(syntax.pos[0], syntax.pos[1]).trim() || 'tag' }, at(syntax)));
+  } else if (syntax?.code === 'TAB_AS_INDENT') {
+    diagnostics.push(createDiagnostic('KNO1014', {}, at(syntax)));
   } else if (syntax) {
     const site = locateSyntaxError(source.text, syntax);
     diagnostics.push(createDiagnostic('KNO1001', { detail: site.detail }, { file: source.path, range: locator.rangeOfOffsets(site.start, site.end) }));

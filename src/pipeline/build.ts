@@ -13,6 +13,8 @@ import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
 import type { SourceFile } from '../model/source-file.js';
+import { DEFAULT_LIMITS, limitsFrom, type ParseLimits } from '../model/limits.js';
+import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, type CompileResult } from './compile.js';
 import { PARALLEL_THRESHOLD, prewarmCache } from './prewarm.js';
@@ -81,9 +83,11 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
   const root = path.resolve(options.root ?? '.');
   const baselinePath = options.baseline ?? BASELINE_FILE;
-  const [discovery, config, baselineRead] = await Promise.all([
-    options.discovery ?? discover(root),
-    readConfig(root),
+  // The config comes first: its `limits` bound how every other file is read.
+  const config = await readConfig(root);
+  const limits = limitsOf(config);
+  const [discovery, baselineRead] = await Promise.all([
+    options.discovery ?? discover(root, limits),
     options.updateBaseline ? undefined : readText(path.resolve(root, baselinePath)),
   ]);
   const baselineText = typeof baselineRead === 'string' ? baselineRead : undefined;
@@ -108,7 +112,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   if (cacheDir && loaded && !options.memoryCache && (cache.dirty || stale)) await saveCacheFile(cacheDir, cache).catch(() => undefined);
   cache.dirty = false;
   if (options.verifyDeterminism) {
-    const again = compile({ discovery: await discover(root), ...(config ? { config } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
+    const again = compile({ discovery: await discover(root, limits), ...(config ? { config } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
     result.diagnostics.push(...compareBuilds(result.outputs, again.outputs));
   }
   const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
@@ -195,6 +199,12 @@ async function readText(file: string): Promise<string | { error: string }> {
   } catch (error) {
     return { error: error instanceof Error && 'code' in error ? String(error.code) : String(error) };
   }
+}
+
+/** The parse limits a config file sets; its own problems are reported when it is compiled. */
+function limitsOf(config: SourceFile | undefined): ParseLimits {
+  if (!config) return DEFAULT_LIMITS;
+  return limitsFrom(parseFile(config).entity?.data);
 }
 
 /** knoc.config.yaml, read like every other source; a missing file is no config. */

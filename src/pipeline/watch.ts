@@ -32,7 +32,7 @@ export async function watch(options: WatchOptions): Promise<() => void> {
     const known = new Map([...last.content, ...last.specs].map((f) => [f.path, f]));
     const paths = [...changed];
     if (paths.some((p) => !known.has(p))) return undefined;
-    const fresh = await Promise.all(paths.map((p) => readSource(p, known.get(p)!.absolutePath, known.get(p)!.origin)));
+    const fresh = await Promise.all(paths.map((p) => readSource(p, known.get(p)!.absolutePath, known.get(p)!.origin, known.get(p)!.limits)));
     if (fresh.some((r) => !('source' in r))) return undefined;
     for (const r of fresh) if ('source' in r) known.set(r.source.path, r.source);
     return { ...last, content: last.content.map((f) => known.get(f.path)!), specs: last.specs.map((f) => known.get(f.path)!) };

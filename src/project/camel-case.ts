@@ -1,4 +1,4 @@
-import { isRecord } from '../model/guards.js';
+import { isRecord, setOwn } from '../model/guards.js';
 
 /** `bearer_format` -> `bearerFormat`. */
 export function camelCase(key: string): string {
@@ -15,7 +15,7 @@ export function camelKeys(value: unknown, keepKeysOf: ReadonlySet<string> = new 
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const child = value[key];
-    out[camelCase(key)] = keepKeysOf.has(key) && isRecord(child) ? { ...child } : camelKeys(child, keepKeysOf);
+    setOwn(out, camelCase(key), keepKeysOf.has(key) && isRecord(child) ? { ...child } : camelKeys(child, keepKeysOf));
   }
   return out;
 }

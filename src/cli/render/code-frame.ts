@@ -1,4 +1,8 @@
 import type { Range } from '../../diagnostics/diagnostic.js';
+import { printable } from './printable.js';
+
+/** Columns of a source line a frame shows; longer lines are cut to a window around the range. */
+const MAX_WIDTH = 160;
 
 /** Colour functions a renderer may use; identity functions when colour is off. */
 export interface Paint {
@@ -21,13 +25,18 @@ export function codeFrame(text: string, range: Range, paint: Paint, context = 1)
   const width = String(last).length;
   const out: string[] = [];
   for (let n = first; n <= last; n++) {
-    const line = (lines[n - 1] ?? '').replace(/\t/g, ' ');
+    const full = (lines[n - 1] ?? '').replace(/\t/g, ' ');
+    // A minified or hostile line can be megabytes long: show a window around the range's column.
+    const from = full.length > MAX_WIDTH ? Math.max(0, Math.min(range.start.column - 1 - 40, full.length - MAX_WIDTH)) : 0;
+    const cut = full.slice(from, from + MAX_WIDTH);
+    const lead = from > 0 ? '…' : '';
+    const line = printable(lead + cut + (from + MAX_WIDTH < full.length ? '…' : ''));
     const marker = n === range.start.line ? paint.red('>') : ' ';
     out.push(`${marker} ${paint.dim(`${String(n).padStart(width)} |`)} ${line}`.trimEnd());
     if (n === range.start.line) {
-      const start = range.start.column - 1;
-      const end = range.end.line === range.start.line ? range.end.column - 1 : line.length;
-      const length = Math.max(1, Math.min(end, line.length) - start);
+      const start = Math.max(0, range.start.column - 1 - from) + lead.length;
+      const end = (range.end.line === range.start.line ? range.end.column - 1 - from : cut.length) + lead.length;
+      const length = Math.max(1, Math.min(end, lead.length + cut.length) - start);
       out.push(`  ${paint.dim(`${' '.repeat(width)} |`)} ${' '.repeat(start)}${paint.red('^'.repeat(length))}`);
     }
   }

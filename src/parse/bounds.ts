@@ -1,0 +1,48 @@
+import { isAlias, isCollection, isScalar, visit, type Document } from 'yaml';
+import { createDiagnostic } from '../diagnostics/create.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { ParseLimits } from '../model/limits.js';
+import type { Locate } from './locator.js';
+
+/** Keys that name object internals in JavaScript; as data they invite prototype pollution downstream. */
+const RESERVED_KEYS = new Set(['__proto__']);
+
+/**
+ * Nesting deeper than the limit (reported once, at the first collection past
+ * it) and keys that are JavaScript object internals. Both are refused before
+ * the document becomes data, so no later phase meets them.
+ */
+export function findBoundViolations(doc: Document.Parsed, locator: Locate, file: string, limits: ParseLimits): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  let tooDeep = false;
+  const checkDepth = (node: { range?: [number, number, number] | null }, path: readonly unknown[]): symbol | undefined => {
+    if (tooDeep || path.filter(isCollection).length + 1 <= limits.maxDepth) return undefined;
+    tooDeep = true;
+    const range = node.range ? locator.rangeOfOffsets(node.range[0], node.range[0] + 1) : locator.rangeOfOffsets(0, 0);
+    diagnostics.push(createDiagnostic('KNO1012', { depth: limits.maxDepth }, { file, range }));
+    return visit.SKIP;
+  };
+  visit(doc, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) && typeof pair.key.value === 'string' && RESERVED_KEYS.has(pair.key.value) && pair.key.range) {
+        diagnostics.push(createDiagnostic('KNO1016', { key: pair.key.value }, { file, range: locator.rangeOfOffsets(pair.key.range[0], pair.key.range[1]) }));
+      }
+    },
+    Map: (_, node, path) => checkDepth(node, path),
+    Seq: (_, node, path) => checkDepth(node, path),
+  });
+  return diagnostics;
+}
+
+/** Where the first alias is, so an exhausted alias budget points at real text. */
+export function firstAliasOffset(doc: Document.Parsed): [number, number] {
+  let found: [number, number] = [0, 0];
+  visit(doc, {
+    Alias(_, node) {
+      if (!isAlias(node) || !node.range) return undefined;
+      found = [node.range[0], node.range[1]];
+      return visit.BREAK;
+    },
+  });
+  return found;
+}

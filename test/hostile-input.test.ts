@@ -1,0 +1,118 @@
+// Hostile input in-process: prototype keys, byte order marks and CRLF line
+// endings. The CLI-level corpus (exit codes, stderr, dist/ untouched) is in
+// test/hostile-corpus.test.ts.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { codeFrame } from '../src/cli/render/code-frame.js';
+import { printable, printableLine } from '../src/cli/render/printable.js';
+import { firstInvalidUtf8, rangeAtByte } from '../src/discover/invalid-utf8.js';
+import { build, check } from '../src/pipeline/build.js';
+import { expectValidA2aCard } from './support/a2a-conformance.js';
+import { copyRepo, repoRoot } from './support/temp-repo.js';
+
+const plain = { dim: (t: string) => t, red: (t: string) => t, yellow: (t: string) => t, cyan: (t: string) => t, bold: (t: string) => t };
+const BLUEPRINT = 'content/agent-blueprints/drift-sentinel.kno';
+
+function edit(root: string, file: string, change: (text: string) => string): void {
+  const target = path.join(root, file);
+  writeFileSync(target, change(readFileSync(target, 'utf8')));
+}
+
+describe('prototype keys are data or errors, never object internals', () => {
+  it('carries `constructor` and `prototype` as plain data into the card, and pollutes nothing', async () => {
+    const root = copyRepo(repoRoot);
+    edit(root, BLUEPRINT, (text) =>
+      text
+        .replace('visibility: public\n', 'visibility: public\nx-notes: { constructor: { prototype: { polluted: yes } }, prototype: { polluted: yes } }\n')
+        .replace(
+          '  skills:\n',
+          '  extensions:\n    - uri: https://example.org/ext/hostile\n      params: { constructor: { prototype: { polluted: true } }, prototype: { polluted: true }, toString: 1, hasOwnProperty: 2 }\n  skills:\n',
+        ),
+    );
+    const result = await build({ root, cacheDir: false });
+    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty('polluted');
+    const card = JSON.parse(readFileSync(path.join(root, 'dist/agents/drift-sentinel/.well-known/agent-card.json'), 'utf8'));
+    expectValidA2aCard(card, 'drift-sentinel');
+    const extension = card.capabilities.extensions.find((e: { uri: string }) => e.uri === 'https://example.org/ext/hostile');
+    expect(extension.params).toEqual({ constructor: { prototype: { polluted: true } }, prototype: { polluted: true }, toString: 1, hasOwnProperty: 2 });
+    expect(Object.getPrototypeOf(extension.params)).toBe(Object.prototype);
+  });
+
+  it.each([
+    ['a blueprint', BLUEPRINT, (t: string) => t.replace('  name: Drift Sentinel\n', '  name: Drift Sentinel\n  __proto__: { polluted: true }\n')],
+    ['a domain', 'content/perception-domains/schemas.kno', (t: string) => `${t}__proto__:\n  polluted: true\n`],
+    ['the config', 'knoc.config.yaml', (t: string) => `${t}fleet2: { __proto__: { polluted: true } }\n`],
+    ['a spec', 'specs/agent-blueprint-schema.kno', (t: string) => `${t}\n__proto__: { polluted: true }\n`],
+  ])('refuses `__proto__` in %s with KNO1016', async (_name, file, change) => {
+    const root = copyRepo(repoRoot);
+    edit(root, file, change);
+    const result = await check({ root, cacheDir: false });
+    expect(result.diagnostics.find((d) => d.code === 'KNO1016')).toMatchObject({ file, severity: 'error' });
+    expect(result.failed).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('encodings and line endings', () => {
+  it('accepts a UTF-8 byte order mark silently and builds the same card', async () => {
+    const root = copyRepo(repoRoot);
+    const before = await check({ root, cacheDir: false });
+    writeFileSync(path.join(root, BLUEPRINT), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(path.join(root, BLUEPRINT))]));
+    const after = await check({ root, cacheDir: false });
+    expect(after.diagnostics).toEqual(before.diagnostics);
+    expect(after.agents.find((a) => a.slug === 'drift-sentinel')!.text).toBe(before.agents.find((a) => a.slug === 'drift-sentinel')!.text);
+  });
+
+  it('reads CRLF files as LF files, with the same lines and columns in findings', async () => {
+    const root = copyRepo(repoRoot);
+    edit(root, BLUEPRINT, (t) => t.replace('    domains: [schemas, api-surface]', '    domains: [schemas, api-surfaces]'));
+    const lf = await check({ root, cacheDir: false });
+    edit(root, BLUEPRINT, (t) => t.replace(/\n/g, '\r\n'));
+    const crlf = await check({ root, cacheDir: false });
+    const strip = (ds: typeof lf.diagnostics) => ds.map((d) => ({ code: d.code, file: d.file, line: d.range?.start.line, column: d.range?.start.column }));
+    expect(strip(crlf.diagnostics)).toEqual(strip(lf.diagnostics));
+    expect(lf.diagnostics.find((d) => d.code === 'KNO3001')).toMatchObject({ range: { start: { line: 31, column: 24 } } });
+  });
+});
+
+describe('invalid UTF-8 is found at its byte', () => {
+  it.each([
+    ['plain ASCII', [0x61, 0x0a], -1],
+    ['a two-byte é', [0xc3, 0xa9], -1],
+    ['a four-byte emoji', [0xf0, 0x9f, 0x98, 0x80], -1],
+    ['a lone Latin-1 é', [0x61, 0xe9, 0x62], 1],
+    ['a truncated sequence at the end', [0x61, 0xe2, 0x82], 1],
+    ['an overlong slash', [0xc0, 0xaf], 0],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80], 0],
+    ['a code point past U+10FFFF', [0xf4, 0x90, 0x80, 0x80], 0],
+    ['a stray continuation byte', [0x61, 0x80], 1],
+  ])('%s', (_name, bytes, offset) => {
+    expect(firstInvalidUtf8(Uint8Array.from(bytes))).toBe(offset);
+  });
+
+  it('places the byte by line and column of the text before it', () => {
+    expect(rangeAtByte(Buffer.from('ab\ncé\xff', 'latin1').subarray(0), 5).start).toMatchObject({ line: 2, column: 3 });
+    const bytes = Buffer.concat([Buffer.from('a: 1\nb: "é', 'utf8'), Buffer.from([0xff])]);
+    expect(rangeAtByte(bytes, bytes.length - 1).start).toMatchObject({ line: 2, column: 6, offset: 10 });
+  });
+});
+
+describe('reports cannot be rewritten by what they quote', () => {
+  it('shows control characters, ANSI escapes and bidi overrides as escapes', () => {
+    expect(printable('a\u001b[31mred\u0000\u202e')).toBe('a\\u{1b}[31mred\\u{0}\\u{202e}');
+    expect(printableLine('one\ntwo\rthree')).toBe('one\\u{a}two\\u{d}three');
+  });
+
+  it('cuts a very long line to a window around the finding', () => {
+    const text = `a: ${'x'.repeat(100_000)}bad${'y'.repeat(100_000)}\n`;
+    const column = 4 + 100_000;
+    const frame = codeFrame(text, { start: { line: 1, column, offset: column - 1 }, end: { line: 1, column: column + 3, offset: column + 2 } }, plain);
+    const [line, carets] = frame.split('\n');
+    expect(line!.length).toBeLessThan(200);
+    expect(line).toContain('bad');
+    expect(line!.indexOf('bad')).toBe(carets!.indexOf('^'));
+  });
+});
