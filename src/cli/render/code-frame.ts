@@ -2,7 +2,7 @@ import type { Range } from '../../diagnostics/diagnostic.js';
 import { printable } from './printable.js';
 
 /** Columns of a source line a frame shows; longer lines are cut to a window around the range. */
-const MAX_WIDTH = 160;
+const MAX_WIDTH = 240;
 
 /** Colour functions a renderer may use; identity functions when colour is off. */
 export interface Paint {
