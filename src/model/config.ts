@@ -14,6 +14,8 @@ export interface FleetConfig {
 export interface KnocConfig {
   base_url?: string;
   out?: string;
+  /** Infer a service class from skill tags for blueprints that declare none. */
+  infer_service_class?: boolean;
   fleet?: FleetConfig;
   /** Parse limits; the model's `limitsFrom` turns them into numbers with defaults. */
   limits?: { max_file_size?: number; max_depth?: number; max_aliases?: number };
