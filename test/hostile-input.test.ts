@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { codeFrame } from '../src/cli/render/code-frame.js';
 import { printable, printableLine } from '../src/cli/render/printable.js';
 import { firstInvalidUtf8, rangeAtByte } from '../src/discover/invalid-utf8.js';
+import { checkPublishedUrl, displayUrl } from '../src/model/safe-url.js';
 import { build, check } from '../src/pipeline/build.js';
+import { findSecret, maskSecret } from '../src/validate/rules/find-secret.js';
+import { runCli } from './support/run-cli.js';
 import { expectValidA2aCard } from './support/a2a-conformance.js';
 import { copyRepo, repoRoot } from './support/temp-repo.js';
 
@@ -114,5 +117,82 @@ describe('reports cannot be rewritten by what they quote', () => {
     expect(line!.length).toBeLessThan(260);
     expect(line).toContain('bad');
     expect(line!.indexOf('bad')).toBe(carets!.indexOf('^'));
+  });
+});
+
+describe('URLs a card publishes', () => {
+  it.each([
+    ['https://example.org/docs', true, undefined],
+    ['http://localhost:8080/a2a', true, undefined],
+    ['http://127.0.0.1/a2a', true, undefined],
+    ['http://[::1]:9000/', true, undefined],
+    ['http://example.org/', true, 'http'],
+    ['http://localhost.evil.example/', true, 'http'],
+    ['javascript:alert(1)', true, 'scheme'],
+    ['  JavaScript:alert(1)', true, 'scheme'],
+    ['\u0001javascript:alert(1)', true, 'scheme'],
+    ['data:text/html,<script>alert(1)</script>', true, 'scheme'],
+    ['file:///etc/passwd', true, 'scheme'],
+    ['mailto:team@example.org', true, 'scheme'],
+    ['https://user:pass@example.org/', true, 'credentials'],
+    ['https://token@example.org/', true, 'credentials'],
+    ['urn:example:extension:v1', false, undefined],
+    ['grpc://agents.example.org:443', false, undefined],
+    ['javascript:alert(1)', false, 'scheme'],
+    ['https://user:pass@example.org/', false, 'credentials'],
+    ['docs/relative', true, undefined],
+  ])('%j (strict: %s) -> %s', (url, strict, kind) => {
+    expect(checkPublishedUrl(url, strict)?.kind).toBe(kind);
+  });
+
+  it('reports a URL without its credentials and without a long payload', () => {
+    expect(displayUrl('https://deploy:hunter2@example.org/x')).toBe('https://***@example.org/x');
+    expect(displayUrl(`data:text/html,${'A'.repeat(5000)}`).length).toBeLessThan(80);
+  });
+});
+
+describe('credentials in published values', () => {
+  it.each([
+    ['-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----', undefined, 'a private key'],
+    ['use AKIAIOSFODNN7EXAMPLE for s3', undefined, 'an AWS access key id'],
+    ['ghp_abcdefghijklmnopqrstuvwxyz0123456789', undefined, 'a GitHub token'],
+    ['xoxb-123456789012-abcdefghijkl', undefined, 'a Slack token'],
+    ['Authorization: Bearer abcdefghijklmnop1234', undefined, 'a bearer token'],
+    ['log in with password: hunter2hunter2', undefined, 'a password'],
+    ['api_key=9f8e7d6c5b4a', undefined, 'a password'],
+    ['q8Zr3LmT0xVbN5yWc1Hs', 'token', 'a token value'],
+    ['Kx9#mP2$vL7@nQ4!', 'client_secret', 'a client secret value'],
+  ])('finds %j', (value, key, kind) => {
+    expect(findSecret(value, key)?.kind).toBe(kind);
+  });
+
+  it.each([
+    ['Summarises the bearer of bad news', undefined],
+    ['Rotate the password: see the runbook', undefined],
+    ['Uses OAuth2 bearer tokens issued by the platform', undefined],
+    ['${TOKEN_FROM_ENV}', 'token'],
+    ['aaaaaaaaaaaaaaaaaaaa', 'token'],
+    ['the token endpoint', 'token'],
+    ['https://auth.example.org/token', 'token_url'],
+  ])('leaves %j alone', (value, key) => {
+    expect(findSecret(value, key)).toBeUndefined();
+  });
+
+  it('masks all but the first characters of a secret', () => {
+    expect(maskSecret('AKIAIOSFODNN7EXAMPLE')).toBe('AKIA… (16 characters hidden)');
+    expect(maskSecret('-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----')).toBe('-----BEGIN PRIVATE KEY-----… (31 characters hidden)');
+    expect(maskSecret('abc')).not.toContain('abc');
+  });
+
+  it('never prints the secret: not in the message, not in the code frame', async () => {
+    const root = copyRepo(repoRoot);
+    const secret = 'ghp_R8mZ2xQv7LpN4sKd9TfB1wYc6HjA3eUo5GiX';
+    edit(root, BLUEPRINT, (t) => t.replace('        - Check the orders API for drift', `        - "Check the orders API for drift with ${secret}"`));
+    const run = runCli(['check', '--root', root, '--no-cache']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('KNO2082');
+    expect(run.stderr).toContain('a GitHub token (`ghp_…');
+    expect(run.stderr).not.toContain(secret.slice(4, 12));
+    for (const format of ['json', 'sarif', 'github', 'junit']) expect(runCli(['check', '--root', root, '--no-cache', '--format', format]).stdout).not.toContain(secret.slice(4, 12));
   });
 });

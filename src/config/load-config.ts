@@ -10,6 +10,7 @@ import { splitPointer } from '../parse/locator.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createAjv } from '../validate/create-ajv.js';
 import { mapAjvErrors } from '../validate/map-ajv-error.js';
+import { checkPublishedValues } from '../validate/rules/published-values.js';
 import { configSchema } from './config-schema.js';
 
 /** The config file's name at the build root. */
@@ -27,7 +28,7 @@ export interface LoadedConfig {
 /** Validates a parsed knoc.config.yaml; every problem is KNO2040. */
 export function validateConfigEntity(entity: Entity): Diagnostic[] {
   validateConfig ??= createAjv().compile(configSchema);
-  if (validateConfig(entity.data)) return unknownRuleCodes(entity);
+  if (validateConfig(entity.data)) return [...unknownRuleCodes(entity), ...publishedSettings(entity)];
   return mapAjvErrors(validateConfig.errors ?? [], entity, { rootName: CONFIG_FILE, allowsPrivateKeys: false }).map((d) =>
     createDiagnostic('KNO2040', { detail: d.message }, { file: entity.source.path, ...(d.range ? { range: d.range } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}), ...(d.hint ? { hint: d.hint } : {}) }),
   );
@@ -50,6 +51,12 @@ export function loadConfig(source: SourceFile | undefined): LoadedConfig {
   if (!parsed.entity) return { config: {}, diagnostics: parsed.diagnostics };
   const diagnostics = validateConfigEntity(parsed.entity);
   return { config: settingsFrom(parsed.entity, diagnostics), diagnostics, entity: parsed.entity };
+}
+
+/** The settings that end up in the fleet card and every card's URLs: the same URL and credential checks as a blueprint's projection. */
+function publishedSettings(entity: Entity): Diagnostic[] {
+  const published = Object.fromEntries(Object.entries(entity.data).filter(([key]) => key === 'base_url' || key === 'fleet'));
+  return checkPublishedValues(entity, [], published);
 }
 
 /** `rules:` naming a code knoc does not have would silently do nothing. */

@@ -10,6 +10,8 @@ export interface CatalogueEntry {
   hint?: string;
   /** A paragraph for `knoc explain`. */
   explanation: string;
+  /** The finding's range holds a secret: code frames hide it. */
+  masksSource?: boolean;
 }
 
 /**
@@ -248,6 +250,30 @@ export const catalogue = {
     hint: 'Add `examples: ["<a request this skill handles>"]`; clients show them to people choosing an agent.',
     explanation: 'A2A clients and registries show skill examples to help people and agents choose a skill. Turn this off with `rules: { KNO2051: off }` in knoc.config.yaml.',
   },
+  KNO2080: {
+    title: 'URL unsafe to publish',
+    severity: 'error',
+    message: 'URL `{url}` uses {found}, expected an `https:` URL (or `http:` on localhost).',
+    hint: 'Use the `https://` address; `javascript:`, `data:` and `file:` URLs are never published.',
+    explanation:
+      'Cards and pages are served to the public, and every URL in them is followed by clients and people. knoc publishes `https:` URLs, and `http:` only for `localhost`, `127.0.0.1` and `[::1]`; a `javascript:`, `data:`, `file:` or plain-http URL to another host is refused. Extension URIs and gRPC endpoints are identifiers, so only schemes that run code or read files are refused there.',
+  },
+  KNO2081: {
+    title: 'URL with credentials',
+    severity: 'error',
+    message: 'URL `{url}` carries a user name or password, expected a URL without credentials.',
+    hint: 'Remove the `user:password@` part and rotate the password: it would be published in the card.',
+    explanation: 'A URL of the form `https://user:password@host/` publishes the credentials to everyone who reads the card or the page. knoc refuses it and never prints the credentials in its report.',
+  },
+  KNO2082: {
+    title: 'Credential in a published value',
+    severity: 'error',
+    message: 'The value looks like {kind} (`{masked}`), expected no credentials in `a2a_projection`, which is published.',
+    hint: 'Remove the value and rotate the credential; declare how clients authenticate under `security_schemes` instead of embedding a secret.',
+    explanation:
+      'Everything under `a2a_projection` ends up in a public agent card. knoc looks for private-key blocks, bearer tokens, cloud and chat access keys (AWS, GitHub, Slack, Google, Stripe), JSON Web Tokens, `password: …`-style values and random-looking values of keys such as `password` or `token`, and refuses them. The report shows only the first characters, and the code frame hides the value, so the secret is not copied into CI logs.',
+    masksSource: true,
+  },
   KNO3001: {
     title: 'Unknown perception domain',
     severity: 'error',
@@ -354,6 +380,14 @@ export const catalogue = {
     message: 'Agent slug `{slug}` cannot name an output path, expected kebab-case letters and digits.',
     hint: 'Use a slug such as `drift-sentinel`; slugs become folder names under dist/agents/.',
     explanation: 'Each card is written to dist/agents/<slug>/. A slug with dots, slashes or other characters could escape that folder or collide with another file, so it is refused before any path is built.',
+  },
+  KNO4030: {
+    title: 'Slug names a Windows device',
+    severity: 'error',
+    message: 'Agent slug `{slug}` is a name Windows reserves for a device, expected a slug that is a folder name everywhere.',
+    hint: 'Choose another slug, such as `{slug}-agent`; `con`, `prn`, `aux`, `nul`, `com1`-`com9` and `lpt1`-`lpt9` cannot be folder names on Windows.',
+    explanation:
+      'Each card is written to dist/agents/<slug>/. On Windows a folder named after a device (`CON`, `NUL`, `COM1`, `LPT1` and the rest, in any case and with any extension) cannot be created, and copying or checking out the output there fails or writes to the device. knoc refuses such slugs before any path is built. Other unsafe slugs (dots, slashes, capitals, spaces) are refused by the schema or KNO4004, so no two slugs can differ only in case.',
   },
   KNO5001: {
     title: 'Output cannot be written',

@@ -19,7 +19,7 @@ import { renderPages } from '../render-pages/render-pages.js';
 import { bindSymbols } from '../resolve/bind.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import { isStructural } from '../diagnostics/catalogue.js';
-import { isSafeSlug, missingCardFields } from '../project/check-card.js';
+import { isReservedName, isSafeSlug, missingCardFields } from '../project/check-card.js';
 import { resolveReferences } from '../resolve/resolve-references.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
 import { validateEntity } from '../validate/validate-entity.js';
@@ -130,6 +130,10 @@ export function compile(input: CompileInput): CompileResult {
     const slug = stringField(agent.data, 'slug');
     if (!isSafeSlug(slug)) {
       diagnostics.push(createDiagnostic('KNO4004', { slug: String(slug) }, { file: agent.source.path, pointer: '/slug', range: agent.locator.rangeOf('/slug') }));
+      continue;
+    }
+    if (isReservedName(slug)) {
+      diagnostics.push(createDiagnostic('KNO4030', { slug }, { file: agent.source.path, pointer: '/slug', range: agent.locator.rangeOf('/slug') }));
       continue;
     }
     const key = cardKey(agent.digest, `${agent.schema?.name}@${agent.schema?.version}`, `${baseUrl ?? ''}\u0000${inferServiceClass ? 'infer' : ''}`);

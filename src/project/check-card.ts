@@ -24,3 +24,11 @@ export function missingCardFields(card: AgentCard): string[] {
 export function isSafeSlug(slug: string | undefined): slug is string {
   return slug !== undefined && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug) && slug.length <= 64;
 }
+
+/** Names Windows reserves for devices, with or without an extension: a folder named so cannot be created or copied there. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
+
+/** True when a slug, safe on Unix, names a Windows device (`con`, `nul`, `com1`, `lpt9`, ...). */
+export function isReservedName(slug: string): boolean {
+  return WINDOWS_DEVICE.test(slug);
+}

@@ -17,7 +17,7 @@ export interface Paint {
  * Renders the lines around a range with line numbers and a caret underline on
  * the first line of the range, like tsc and babel do.
  */
-export function codeFrame(text: string, range: Range, paint: Paint, context = 1): string {
+export function codeFrame(text: string, range: Range, paint: Paint, context = 1, mask = false): string {
   const lines = text.split(/\r?\n/);
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   const first = Math.max(1, range.start.line - context);
@@ -25,7 +25,9 @@ export function codeFrame(text: string, range: Range, paint: Paint, context = 1)
   const width = String(last).length;
   const out: string[] = [];
   for (let n = first; n <= last; n++) {
-    const full = (lines[n - 1] ?? '').replace(/\t/g, ' ');
+    const raw = (lines[n - 1] ?? '').replace(/\t/g, ' ');
+    // A range that holds a secret is shown as asterisks, so the report does not copy it into a CI log.
+    const full = mask && n >= range.start.line && n <= range.end.line ? maskColumns(raw, n === range.start.line ? range.start.column - 1 : 0, n === range.end.line ? range.end.column - 1 : raw.length) : raw;
     // A minified or hostile line can be megabytes long: show a window around the range's column.
     const from = full.length > MAX_WIDTH ? Math.max(0, Math.min(range.start.column - 1 - 40, full.length - MAX_WIDTH)) : 0;
     const cut = full.slice(from, from + MAX_WIDTH);
@@ -41,4 +43,9 @@ export function codeFrame(text: string, range: Range, paint: Paint, context = 1)
     }
   }
   return out.join('\n');
+}
+
+function maskColumns(line: string, from: number, to: number): string {
+  const end = Math.min(Math.max(from + 1, to), line.length);
+  return line.slice(0, from) + '*'.repeat(Math.max(0, end - from)) + line.slice(end);
 }
