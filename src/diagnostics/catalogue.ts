@@ -489,6 +489,13 @@ export const catalogue = {
     hint: 'Move it to the blueprint field knoc builds it from (`persona.service_class` or `a2a_projection.settlement`) once it fits.',
     explanation: 'knoc builds the service-class and settlement extensions from blueprint fields. Import maps them back when their params fit those fields; otherwise it keeps the extension as declared so nothing is lost.',
   },
+  KNO7019: {
+    title: 'Slug already taken',
+    severity: 'error',
+    message: 'Slug `{slug}` is already used by blueprint `{path}`, so the card is not imported.',
+    hint: 'Give one of the two agents another slug: rename the existing blueprint’s `slug`, or change the card’s `name` before importing it.',
+    explanation: 'Slugs are unique per kind (KNO3003): they name each agent’s card path. `knoc import` derives the slug from the card’s name and writes nothing when a blueprint of the repository (in any folder under content/) already has it, so an import never leaves a repository that no longer builds.',
+  },
   KNO8030: {
     title: 'URL that pages cannot link',
     severity: 'warning',
