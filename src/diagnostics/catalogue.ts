@@ -496,6 +496,27 @@ export const catalogue = {
     hint: 'Give one of the two agents another slug: rename the existing blueprint’s `slug`, or change the card’s `name` before importing it.',
     explanation: 'Slugs are unique per kind (KNO3003): they name each agent’s card path. `knoc import` derives the slug from the card’s name and writes nothing when a blueprint of the repository (in any folder under content/) already has it, so an import never leaves a repository that no longer builds.',
   },
+  KNO7020: {
+    title: 'Acknowledgement that matches nothing',
+    severity: 'warning',
+    message: 'The acknowledged break `{kind}` for agent `{agent}`{about} matches no breaking change against the base.',
+    hint: 'Remove the entry from `acknowledged_breaks` once the break it was written for has landed, or fix its agent, kind, skill or interface.',
+    explanation: '`knoc diff` lets a breaking change through when an `acknowledged_breaks` entry in knoc.config.yaml names its agent and kind (and skill or interface, when given). An entry that names no break of this comparison either outlived its break or has a typo; it is reported so acknowledgements do not pile up and silently cover a later break.',
+  },
+  KNO7021: {
+    title: 'Base does not build',
+    severity: 'warning',
+    message: 'The sources at `{against}` do not build ({detail}); agents without a card there are compared as new.',
+    hint: 'Compare against a ref or folder that builds, or check the agents reported as added by hand.',
+    explanation: '`knoc diff` compiles the sources at the base like `knoc check` does. A blueprint with an error has no card, so the comparison cannot tell what changed for that agent: it shows up as added, which is never breaking.',
+  },
+  KNO7022: {
+    title: 'Published card cannot be read',
+    severity: 'warning',
+    message: 'A card the base’s manifest lists cannot be used: {detail}.',
+    hint: 'Compare against a complete build (`knoc verify DIR` checks one), or against the sources it was built from.',
+    explanation: 'When `--against` names an output folder, `knoc diff` reads the agent cards its manifest.json lists. A card that is missing or not JSON is left out of the comparison, so that agent shows up as added.',
+  },
   KNO8030: {
     title: 'URL that pages cannot link',
     severity: 'warning',
