@@ -1,9 +1,6 @@
 import type { Range } from '../../diagnostics/diagnostic.js';
 import { printable } from './printable.js';
 
-/** Columns of a source line a frame shows; longer lines are cut to a window around the range. */
-const MAX_WIDTH = 240;
-
 /** Colour functions a renderer may use; identity functions when colour is off. */
 export interface Paint {
   dim(text: string): string;
@@ -13,9 +10,15 @@ export interface Paint {
   bold(text: string): string;
 }
 
+/** The widest source line a frame shows whole; longer lines (a minified card) show a window around the column. */
+export const FRAME_WIDTH = 160;
+/** How much of a clipped line is shown before the column. */
+const LEAD = 60;
+
 /**
  * Renders the lines around a range with line numbers and a caret underline on
- * the first line of the range, like tsc and babel do.
+ * the first line of the range, like tsc and babel do. Lines longer than
+ * FRAME_WIDTH are clipped to a window around the range, marked with `…`.
  */
 export function codeFrame(text: string, range: Range, paint: Paint, context = 1, mask = false): string {
   const lines = text.split(/\r?\n/);
@@ -23,26 +26,34 @@ export function codeFrame(text: string, range: Range, paint: Paint, context = 1,
   const first = Math.max(1, range.start.line - context);
   const last = Math.min(lines.length, range.start.line + context);
   const width = String(last).length;
+  const windowStart = Math.max(0, range.start.column - 1 - LEAD);
   const out: string[] = [];
   for (let n = first; n <= last; n++) {
     const raw = (lines[n - 1] ?? '').replace(/\t/g, ' ');
     // A range that holds a secret is shown as asterisks, so the report does not copy it into a CI log.
-    const full = mask && n >= range.start.line && n <= range.end.line ? maskColumns(raw, n === range.start.line ? range.start.column - 1 : 0, n === range.end.line ? range.end.column - 1 : raw.length) : raw;
-    // A minified or hostile line can be megabytes long: show a window around the range's column.
-    const from = full.length > MAX_WIDTH ? Math.max(0, Math.min(range.start.column - 1 - 40, full.length - MAX_WIDTH)) : 0;
-    const cut = full.slice(from, from + MAX_WIDTH);
-    const lead = from > 0 ? '…' : '';
-    const line = printable(lead + cut + (from + MAX_WIDTH < full.length ? '…' : ''));
+    const whole = mask && n >= range.start.line && n <= range.end.line ? maskColumns(raw, n === range.start.line ? range.start.column - 1 : 0, n === range.end.line ? range.end.column - 1 : raw.length) : raw;
+    const clipped = clip(whole, windowStart);
+    const line = printable(clipped.line);
+    const shift = clipped.shift;
     const marker = n === range.start.line ? paint.red('>') : ' ';
     out.push(`${marker} ${paint.dim(`${String(n).padStart(width)} |`)} ${line}`.trimEnd());
     if (n === range.start.line) {
-      const start = Math.max(0, range.start.column - 1 - from) + lead.length;
-      const end = (range.end.line === range.start.line ? range.end.column - 1 - from : cut.length) + lead.length;
-      const length = Math.max(1, Math.min(end, lead.length + cut.length) - start);
+      const start = range.start.column - 1 + shift;
+      const end = (range.end.line === range.start.line ? range.end.column - 1 : whole.length) + shift;
+      const length = Math.max(1, Math.min(end, line.length) - start);
       out.push(`  ${paint.dim(`${' '.repeat(width)} |`)} ${' '.repeat(start)}${paint.red('^'.repeat(length))}`);
     }
   }
   return out.join('\n');
+}
+
+/** A line cut to FRAME_WIDTH characters from `from`, and how far that moves columns (the `…` counts). */
+function clip(line: string, from: number): { line: string; shift: number } {
+  if (line.length <= FRAME_WIDTH) return { line, shift: 0 };
+  const start = Math.min(from, Math.max(0, line.length - FRAME_WIDTH));
+  const head = start > 0 ? '…' : '';
+  const tail = start + FRAME_WIDTH < line.length ? '…' : '';
+  return { line: `${head}${line.slice(start, start + FRAME_WIDTH)}${tail}`, shift: head.length - start };
 }
 
 function maskColumns(line: string, from: number, to: number): string {
