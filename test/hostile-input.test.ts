@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { codeFrame } from '../src/cli/render/code-frame.js';
 import { printable, printableLine } from '../src/cli/render/printable.js';
 import { firstInvalidUtf8, rangeAtByte } from '../src/discover/invalid-utf8.js';
+import { publishFailure } from '../src/emit/publish-failure.js';
+import { confined, OutputPathError } from '../src/emit/write-outputs.js';
 import { checkPublishedUrl, displayUrl } from '../src/model/safe-url.js';
 import { build, check } from '../src/pipeline/build.js';
 import { findSecret, maskSecret } from '../src/validate/rules/find-secret.js';
@@ -194,5 +196,34 @@ describe('credentials in published values', () => {
     expect(run.stderr).toContain('a GitHub token (`ghp_…');
     expect(run.stderr).not.toContain(secret.slice(4, 12));
     for (const format of ['json', 'sarif', 'github', 'junit']) expect(runCli(['check', '--root', root, '--no-cache', '--format', format]).stdout).not.toContain(secret.slice(4, 12));
+  });
+});
+
+describe('the writer’s last guard', () => {
+  it.each(['../escape.json', 'agents/../../escape.json', '/etc/passwd', 'agents/a\\b.json', 'agents/\u0000.json', 'agents//x.json', './x.json', ''])('refuses %j before building a path, as KNO5023', (relative) => {
+    let thrown: unknown;
+    try {
+      confined('/srv/site/dist', relative);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(OutputPathError);
+    expect(publishFailure(thrown, 'dist')).toMatchObject({ code: 'KNO5023', severity: 'error', file: 'dist' });
+  });
+
+  it('joins a plain relative path under the folder', () => {
+    expect(confined('/srv/site/dist', 'agents/x/.well-known/agent-card.json')).toBe('/srv/site/dist/agents/x/.well-known/agent-card.json');
+  });
+
+  it.each([
+    ['ENOSPC', 'KNO5020'],
+    ['EDQUOT', 'KNO5020'],
+    ['EROFS', 'KNO5021'],
+    ['EACCES', 'KNO5021'],
+    ['EPERM', 'KNO5021'],
+    ['ELOCKED', 'KNO5022'],
+    ['ENOTDIR', 'KNO5001'],
+  ])('reports a publish that failed with %s as %s', (code, expected) => {
+    expect(publishFailure(Object.assign(new Error('failed'), { code }), 'dist').code).toBe(expected);
   });
 });

@@ -92,10 +92,10 @@ export const catalogue = {
   KNO1013: {
     title: 'Unknown YAML tag',
     severity: 'error',
-    message: 'The tag `{tag}` is not supported, expected plain YAML values without tags.',
+    message: '`{tag}` is not supported, expected plain YAML 1.2 values without tags.',
     hint: 'Remove the tag and write the value as a plain string, number, list or mapping.',
     explanation:
-      'knoc reads YAML 1.2 with the core schema only. Tags such as `!!js/function`, `!!binary`, `!!set` or custom `!tags` ask a parser to build special objects; knoc never does, and reports the tag instead of silently turning it into text.',
+      'knoc reads YAML 1.2 with the core schema only. Tags such as `!!js/function`, `!!binary`, `!!set` or custom `!tags` ask a parser to build special objects; knoc never does, and reports the tag instead of silently turning it into text. A `%YAML 1.1` directive, which would switch such types on, is refused the same way.',
   },
   KNO1014: {
     title: 'Tab in indentation',
@@ -472,6 +472,38 @@ export const catalogue = {
     message: 'Card `{path}` cannot be read as JSON: {detail}.',
     hint: 'Check the path; an agent card is one JSON object.',
     explanation: '`knoc verify` reads every agent card to check its signatures; this one is missing, unreadable or not JSON.',
+  },
+  KNO5020: {
+    title: 'Disk full',
+    severity: 'error',
+    message: 'The output folder `{out}` cannot be written: the disk is full.',
+    hint: 'Free some space (or raise the quota) and build again; the previous output and the cache were left as they were.',
+    explanation:
+      'knoc writes the new output beside the old one and swaps it in only when every file is written. When the disk fills up part way, the partial new tree is removed and the previous output stays complete and in place, so a server or a deploy step never sees half a build.',
+  },
+  KNO5021: {
+    title: 'Output folder not writable',
+    severity: 'error',
+    message: 'The output folder `{out}` cannot be written: {reason}.',
+    hint: 'Make the output folder and the folder that holds it writable for this user, or choose another one with `--out`; nothing was changed.',
+    explanation:
+      'Publishing creates a staging folder beside the output folder and renames it into place, so both the output folder and its parent must be writable. On a read-only file system or without permission, knoc changes nothing and reports this once instead of failing file by file.',
+  },
+  KNO5022: {
+    title: 'Another build is publishing',
+    severity: 'error',
+    message: 'The output folder `{out}` is being published by another build: {detail}.',
+    hint: 'Wait for the other `knoc build` to finish and run again; if no other build is running, delete the `.knoc-lock-*` file beside the output folder.',
+    explanation:
+      'Two builds that publish the same output folder at once take turns through a lock file beside it, which names the owner’s process id. A build waits up to ten seconds for the other to finish; a lock whose process has died is taken over, so a killed build never blocks the next one.',
+  },
+  KNO5023: {
+    title: 'Output path outside the output folder',
+    severity: 'error',
+    message: 'An output path would land outside `{out}`: {detail}.',
+    hint: 'This is a guard behind the slug checks; report the input that reached it as a bug.',
+    explanation:
+      'Every path knoc writes is joined under the output folder and checked to stay inside it, as a last guard behind the slug rules (KNO4004, KNO4030). A path that would escape is refused before anything is written.',
   },
   KNO6001: {
     title: 'Malformed suppression',

@@ -25,19 +25,30 @@ export interface Discovery {
 /** Finds `content/**\/*.kno`, `specs/*.kno` and knoc's built-in specs, and reads their bytes within `limits`. */
 export async function discover(root: string, limits: ParseLimits = DEFAULT_LIMITS): Promise<Discovery> {
   const diagnostics: Diagnostic[] = [];
-  const [contentPaths, specPaths] = await Promise.all([
-    globby('content/**/*.kno', { cwd: root, onlyFiles: true, followSymbolicLinks: false, dot: false }),
-    globby('specs/*.kno', { cwd: root, onlyFiles: true, followSymbolicLinks: false }),
-  ]);
-  // Anything matching the patterns that is not a regular file (a symbolic link, a folder named *.kno) is reported, never skipped unseen.
-  const everything = await globby(['content/**/*.kno', 'specs/*.kno'], { cwd: root, onlyFiles: false, followSymbolicLinks: false, dot: false, markDirectories: true });
-  const regular = new Set([...contentPaths, ...specPaths]);
-  for (const odd of sortPaths(everything.filter((p) => !regular.has(p)))) {
-    const relative = odd.replace(/\/$/, '');
-    const info = await lstat(path.join(root, relative)).catch(() => undefined);
-    const detail = info?.isSymbolicLink() ? 'it is a symbolic link; knoc reads only regular files inside the repository' : info?.isDirectory() ? 'it is a folder, expected a file' : 'it is not a regular file';
-    diagnostics.push(createDiagnostic('KNO1005', { detail }, { file: relative }));
+  // A linked content/ or specs/ could lead anywhere on the machine: it is reported, and not read.
+  const linked = new Set<string>();
+  for (const folder of ['content', 'specs']) {
+    if ((await lstat(path.join(root, folder)).catch(() => undefined))?.isSymbolicLink()) {
+      linked.add(folder);
+      diagnostics.push(createDiagnostic('KNO1005', { detail: 'it is a symbolic link; knoc does not follow links, so nothing behind it is read' }, { file: folder }));
+    }
   }
+  const unlessLinked = (folder: string, pattern: string) => (linked.has(folder) ? [] : [pattern]);
+  const [contentPaths, specPaths] = await Promise.all([
+    globby(unlessLinked('content', 'content/**/*.kno'), { cwd: root, onlyFiles: true, followSymbolicLinks: false, dot: false }),
+    globby(unlessLinked('specs', 'specs/*.kno'), { cwd: root, onlyFiles: true, followSymbolicLinks: false }),
+  ]);
+  // Anything matching the patterns that is not a regular file (a symbolic link, a folder named *.kno) is reported, never skipped unseen,
+  // and so is a linked folder among the sources, whose .kno files would otherwise be silently left out.
+  const everything = await globby([...unlessLinked('content', 'content/**'), ...unlessLinked('specs', 'specs/*')], { cwd: root, onlyFiles: false, followSymbolicLinks: false, dot: false, markDirectories: true });
+  const regular = new Set([...contentPaths, ...specPaths]);
+  for (const odd of sortPaths(everything.filter((p) => !regular.has(p) && !p.endsWith('/')))) {
+    const info = await lstat(path.join(root, odd)).catch(() => undefined);
+    if (!odd.endsWith('.kno') && !(info?.isSymbolicLink() && (await stat(path.join(root, odd)).catch(() => undefined))?.isDirectory())) continue;
+    const detail = !info?.isSymbolicLink() ? 'it is not a regular file' : odd.endsWith('.kno') ? 'it is a symbolic link; knoc reads only regular files inside the repository' : 'it is a symbolic link to a folder; knoc does not follow links, so the .kno files behind it are not read';
+    diagnostics.push(createDiagnostic('KNO1005', { detail }, { file: odd }));
+  }
+  for (const folder of sortPaths(everything.filter((p) => p.endsWith('.kno/')))) diagnostics.push(createDiagnostic('KNO1005', { detail: 'it is a folder, expected a file' }, { file: folder.slice(0, -1) }));
   const ownSpecsAreBuiltin = await sameDirectory(path.join(root, 'specs'), builtinSpecsDir);
   const builtinPaths = ownSpecsAreBuiltin ? [] : await globby('*.kno', { cwd: builtinSpecsDir, onlyFiles: true });
 
@@ -62,6 +73,8 @@ export async function readSource(relative: string, absolute: string, origin: Sou
   const start = { line: 1, column: 1, offset: 0 };
   try {
     const info = await stat(absolute);
+    // A pipe or a device would block the read or never end: only regular files are read.
+    if (!info.isFile() && !info.isDirectory()) return { diagnostic: createDiagnostic('KNO1005', { detail: 'it is not a regular file' }, { file: relative }) };
     if (info.isFile() && info.size > limits.maxFileBytes) {
       return { diagnostic: createDiagnostic('KNO1011', { size: formatBytes(info.size), limit: formatBytes(limits.maxFileBytes) }, { file: relative, range: { start, end: start } }) };
     }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { faultPoint, lockWaitMs } from './fault-hook.js';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
 
@@ -25,6 +26,7 @@ const SUFFIX = /^[0-9a-f]{12}$/;
 export async function writeOutputs(outDir: string, outputs: readonly PlannedOutput[], published?: ReadonlyMap<string, string>, mode: 'swap' | 'in-place' = 'swap'): Promise<WriteReport> {
   const release = await acquirePublishLock(outDir);
   try {
+    await faultPoint('lock', outDir);
     return mode === 'in-place' && published ? await publishInPlace(outDir, outputs, published) : await publish(outDir, outputs);
   } finally {
     await release();
@@ -48,14 +50,18 @@ async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[],
   const order = [...changed.filter((o) => o.path !== MANIFEST), ...changed.filter((o) => o.path === MANIFEST)];
   for (const output of order) {
     const target = confined(outDir, output.path);
+    await faultPoint('mkdir', path.dirname(target));
     await mkdir(path.dirname(target), { recursive: true });
     const temp = `${target}.knoc-${randomBytes(6).toString('hex')}`;
+    await faultPoint('write', temp);
     await writeFile(temp, output.bytes);
+    await faultPoint('rename', target);
     await rename(temp, target);
     report.written.push(output.path);
   }
   for (const stale of [...published.keys()].filter((p) => !planned.has(p))) {
     const target = confined(outDir, stale);
+    await faultPoint('rm', target);
     await rm(target, { force: true });
     // Remove folders the file leaves empty, up to the output folder itself.
     for (let dir = path.dirname(target); dir.startsWith(outDir + path.sep); dir = path.dirname(dir)) {
@@ -75,12 +81,28 @@ export class PublishLockedError extends Error {
   readonly code = 'ELOCKED';
 }
 
+/** How long a build waits for another live build to finish publishing the same folder. */
+const LOCK_WAIT_MS = 10_000;
+
 /**
  * Takes `.knoc-lock-<name>` beside the output folder (created exclusively, holding
  * the owner's pid). A lock whose owner is gone is taken over, so a killed build
- * never blocks the next one; a live owner means another build is publishing.
+ * never blocks the next one; while a live owner holds it, this build waits for
+ * it, up to a bound, and then refuses cleanly.
  */
 async function acquirePublishLock(outDir: string): Promise<() => Promise<void>> {
+  const deadline = Date.now() + lockWaitMs(LOCK_WAIT_MS);
+  for (;;) {
+    try {
+      return await tryPublishLock(outDir);
+    } catch (error) {
+      if (!(error instanceof PublishLockedError) || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function tryPublishLock(outDir: string): Promise<() => Promise<void>> {
   const lock = path.join(path.dirname(outDir), `${LOCK}${path.basename(outDir)}`);
   // The lock names its owner so a later build can tell a crashed owner from a running one.
   // eslint-disable-next-line no-restricted-globals
@@ -131,8 +153,14 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[]): Promi
     const targets = outputs.map((output) => ({ output, target: confined(stage, output.path) }));
     const dirs = [...new Set(targets.map((t) => path.dirname(t.target)))].sort();
     // Syscalls are independent and mostly waiting: issue them together rather than one by one.
-    await inParallel(dirs, (dir) => mkdir(dir, { recursive: true }));
-    await inParallel(targets, ({ output, target }) => (same.has(output.path) ? link(path.join(outDir, output.path), target) : writeFile(target, output.bytes)));
+    await inParallel(dirs, async (dir) => {
+      await faultPoint('mkdir', dir);
+      await mkdir(dir, { recursive: true });
+    });
+    await inParallel(targets, async ({ output, target }) => {
+      await faultPoint(same.has(output.path) ? 'link' : 'write', target);
+      await (same.has(output.path) ? link(path.join(outDir, output.path), target) : writeFile(target, output.bytes));
+    });
     await swapIn(stage, outDir);
   } catch (error) {
     await rm(stage, { recursive: true, force: true });
@@ -144,14 +172,21 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[]): Promi
 async function swapIn(stage: string, outDir: string): Promise<void> {
   const old = path.join(path.dirname(outDir), `${OLD}${path.basename(outDir)}-${randomBytes(6).toString('hex')}`);
   const hadOld = await exists(outDir);
-  if (hadOld) await rename(outDir, old);
+  if (hadOld) {
+    await faultPoint('rename', old);
+    await rename(outDir, old);
+  }
   try {
+    await faultPoint('rename', outDir);
     await rename(stage, outDir);
   } catch (error) {
     if (hadOld) await rename(old, outDir);
     throw error;
   }
-  if (hadOld) await rm(old, { recursive: true, force: true });
+  if (hadOld) {
+    await faultPoint('rm', old);
+    await rm(old, { recursive: true, force: true });
+  }
 }
 
 /** A build killed between the two renames leaves the old tree under its parked name: put it back. */
@@ -175,10 +210,22 @@ async function recoverInterruptedSwap(outDir: string): Promise<void> {
   for (const entry of entries.filter(isStaged)) await rm(path.join(parent, entry), { recursive: true, force: true });
 }
 
-/** Joins a planned path under a root, refusing anything that would land outside it. */
-function confined(root: string, relative: string): string {
+/** Thrown when a planned output path would land outside the output folder. */
+export class OutputPathError extends Error {
+  readonly code = 'EOUTSIDE';
+}
+
+/**
+ * Joins a planned path under a root, refusing anything that would land outside
+ * it: the last guard behind the slug rules, whatever a planner produced.
+ */
+export function confined(root: string, relative: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (relative === '' || path.isAbsolute(relative) || /[\u0000-\u001f\\]/.test(relative) || relative.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw new OutputPathError(`\`${JSON.stringify(relative).slice(1, -1)}\` is not a plain relative path`);
+  }
   const target = path.resolve(root, relative);
-  if (!target.startsWith(root + path.sep)) throw new Error(`output path escapes the output folder: ${relative}`);
+  if (!target.startsWith(root + path.sep)) throw new OutputPathError(`\`${relative}\` resolves outside the output folder`);
   return target;
 }
 

@@ -7,6 +7,9 @@ import type { Locate } from './locator.js';
 /** Keys that name object internals in JavaScript; as data they invite prototype pollution downstream. */
 const RESERVED_KEYS = new Set(['__proto__']);
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
  * Nesting deeper than the limit (reported once, at the first collection past
  * it) and keys that are JavaScript object internals. Both are refused before
@@ -26,6 +29,12 @@ export function findBoundViolations(doc: Document.Parsed, locator: Locate, file:
     Pair(_, pair) {
       if (isScalar(pair.key) && typeof pair.key.value === 'string' && RESERVED_KEYS.has(pair.key.value) && pair.key.range) {
         diagnostics.push(createDiagnostic('KNO1016', { key: pair.key.value }, { file, range: locator.rangeOfOffsets(pair.key.range[0], pair.key.range[1]) }));
+      }
+    },
+    Scalar(_, node) {
+      // A `"\ud800"` escape makes a lone surrogate, which no UTF-8 output (a card, a digest) can carry.
+      if (typeof node.value === 'string' && LONE_SURROGATE.test(node.value) && node.range) {
+        diagnostics.push(createDiagnostic('KNO1001', { detail: 'The string holds a lone UTF-16 surrogate (an escape such as `\\ud800`), expected text that UTF-8 can carry.' }, { file, range: locator.rangeOfOffsets(node.range[0], node.range[1]) }));
       }
     },
     Map: (_, node, path) => checkDepth(node, path),

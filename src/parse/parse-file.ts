@@ -36,6 +36,12 @@ export function parseFile(source: SourceFile): ParseResult {
   const { doc, locator } = parseYaml(source.text);
   const diagnostics = yamlDiagnostics(doc, source, locator);
   if (diagnostics.length > 0) return { diagnostics };
+  // A `%YAML 1.1` directive would switch on 1.1 types (binary, timestamps, sets, `yes`/`no` booleans): .kno files are YAML 1.2.
+  const directive = doc.directives?.yaml;
+  if (directive?.explicit && directive.version !== '1.2') {
+    const at = source.text.indexOf('%YAML');
+    return { diagnostics: [createDiagnostic('KNO1013', { tag: `%YAML ${directive.version}` }, { file: source.path, range: locator.rangeOfOffsets(Math.max(0, at), Math.max(0, at) + 5 + 1 + directive.version.length) })] };
+  }
   const unbounded = findBoundViolations(doc, locator, source.path, limits);
   if (unbounded.length > 0) return { diagnostics: unbounded };
   // yaml compares keys by value, so `1` and `'1'` pass its check; as JSON property names they collide.

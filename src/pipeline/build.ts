@@ -1,4 +1,4 @@
-import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
@@ -11,6 +11,7 @@ import { discover, readSource, type Discovery } from '../discover/discover.js';
 import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
+import { publishFailure } from '../emit/publish-failure.js';
 import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
 import type { SourceFile } from '../model/source-file.js';
 import { DEFAULT_LIMITS, limitsFrom, type ParseLimits } from '../model/limits.js';
@@ -100,7 +101,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const limits = limitsOf(config);
   const [discovery, baselineRead] = await Promise.all([
     options.discovery ?? discover(root, limits),
-    options.updateBaseline ? undefined : readText(path.resolve(root, baselinePath)),
+    options.updateBaseline ? undefined : readText(path.resolve(root, baselinePath), limits),
   ]);
   const baselineText = typeof baselineRead === 'string' ? baselineRead : undefined;
   const missingBaseline =
@@ -139,7 +140,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const previous = await readManifest(outDir);
   const outFromConfig = options.out === undefined && result.config.out !== undefined;
   const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
-  const diagnostics = [...result.diagnostics, ...missingBaseline, ...(signing && 'diagnostic' in signing ? [signing.diagnostic] : []), ...(await checkOutDir(root, outDir, outSite, config?.path))];
+  const diagnostics = [...result.diagnostics, ...missingBaseline, ...(signing && 'diagnostic' in signing ? [signing.diagnostic] : []), ...(await checkOutDir(root, outDir, outSite, config?.path, outFromConfig))];
 
   let baselineWritten: string | undefined;
   const baselineTarget = path.resolve(root, baselinePath);
@@ -161,8 +162,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     try {
       written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode);
     } catch (error) {
-      const detail = error instanceof Error && 'code' in error ? `${String(error.code)} (${error.message})` : String(error);
-      diagnostics.push(createDiagnostic('KNO5001', { detail }, { file: path.relative(root, outDir) || '.' }));
+      diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.'));
     }
   }
   diagnostics.sort(compareDiagnostics);
@@ -212,9 +212,12 @@ function inputHashes(discovery: Discovery, config: SourceFile | undefined): Map<
   return new Map(files.map((f) => [f.path, f.sha256]));
 }
 
-/** Reads a text file, or says why it could not. */
-async function readText(file: string): Promise<string | { error: string }> {
+/** Reads a text file no larger than the file size limit, or says why it could not. */
+async function readText(file: string, limits: ParseLimits): Promise<string | { error: string }> {
   try {
+    const info = await stat(file);
+    if (!info.isFile()) return { error: 'not a regular file' };
+    if (info.size > limits.maxFileBytes) return { error: `larger than the limit of ${limits.maxFileBytes} bytes` };
     return await readFile(file, 'utf8');
   } catch (error) {
     return { error: error instanceof Error && 'code' in error ? String(error.code) : String(error) };
@@ -234,12 +237,14 @@ async function readConfig(root: string): Promise<SourceFile | undefined> {
 }
 
 /** The output folder is replaced whole, so it must be knoc's own: never the sources, the repository, or someone else's files. */
-async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, configPath: string | undefined): Promise<Diagnostic[]> {
+async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, configPath: string | undefined, fromConfig = false): Promise<Diagnostic[]> {
   const inside = (parent: string) => outDir === parent || outDir.startsWith(parent + path.sep);
   const out = path.relative(root, outDir) || '.';
   let reason: string | undefined;
   if (inside(path.join(root, 'content')) || inside(path.join(root, 'specs'))) reason = 'is inside the sources (content/ or specs/)';
   else if (root === outDir || root.startsWith(outDir + path.sep)) reason = 'holds the repository itself';
+  // knoc.config.yaml comes with the sources, perhaps from a stranger's pull request: it may only name a folder inside the repository.
+  else if (fromConfig && !outDir.startsWith(root + path.sep)) reason = 'is outside the repository; only `--out` may point there';
   else if (inside(path.join(root, '.git')) || inside(path.join(root, 'node_modules')) || outDir === path.join(root, configPath ?? CONFIG_FILE)) reason = 'belongs to git, npm or the configuration';
   else {
     const info = await lstat(outDir).catch(() => undefined);

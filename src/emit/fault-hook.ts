@@ -1,0 +1,47 @@
+/**
+ * Fault injection for tests, off unless `KNOC_TEST_FAULT` is set: knoc's own
+ * tests use it to prove that a build that fails or dies at any step of
+ * publishing leaves the previous output whole. Not a user setting.
+ *
+ * `KNOC_TEST_FAULT=<n>:<action>` acts at the n-th file-system change a publish
+ * makes (1-based): `kill` ends the process at once (SIGKILL), `hold=<ms>`
+ * pauses there, and any other action (`ENOSPC`, `EROFS`, `EACCES`) makes that
+ * operation fail with that error code. `count` reports every step on stderr.
+ */
+interface FaultPlan {
+  at: number;
+  action: string;
+}
+
+let plan: FaultPlan | 'count' | undefined | null = null;
+let steps = 0;
+
+function readPlan(): FaultPlan | 'count' | undefined {
+  // eslint-disable-next-line no-restricted-globals
+  const spec = process.env.KNOC_TEST_FAULT;
+  if (spec === undefined || spec === '') return undefined;
+  if (spec === 'count') return 'count';
+  const match = /^(\d+):(kill|hold=\d+|E[A-Z]+)$/.exec(spec);
+  return match ? { at: Number(match[1]), action: match[2]! } : undefined;
+}
+
+/** Marks one file-system change of a publish (`op` on `target`); under a test fault plan it may fail, pause or die here. */
+export async function faultPoint(op: string, target: string): Promise<void> {
+  if (plan === null) plan = readPlan();
+  if (plan === undefined) return;
+  steps++;
+  // eslint-disable-next-line no-restricted-globals
+  if (plan === 'count') return void process.stderr.write(`knoc fault point ${steps}: ${op} ${target}\n`);
+  if (steps !== plan.at) return;
+  // eslint-disable-next-line no-restricted-globals
+  if (plan.action === 'kill') process.kill(process.pid, 'SIGKILL');
+  if (plan.action.startsWith('hold=')) return new Promise((resolve) => setTimeout(resolve, Number(plan !== null && plan !== 'count' && plan !== undefined ? plan.action.slice(5) : 0)));
+  throw Object.assign(new Error(`${plan.action}: simulated failure, ${op} '${target}'`), { code: plan.action, syscall: op, path: target });
+}
+
+/** How long a build waits for another to finish publishing; tests shorten it with `KNOC_TEST_LOCK_WAIT_MS`. */
+export function lockWaitMs(fallback: number): number {
+  // eslint-disable-next-line no-restricted-globals
+  const value = Number(process.env.KNOC_TEST_LOCK_WAIT_MS);
+  return Number.isInteger(value) && value >= 0 ? value : fallback;
+}
