@@ -144,6 +144,11 @@ describe('parseFile', () => {
     expect(parseFile({ ...source(text), limits: { ...DEFAULT_LIMITS, maxDepth: 10 } }).diagnostics[0]?.code).toBe('KNO1012');
   });
 
+  it('refuses aliases that multiply a large anchor, however few they are', () => {
+    const text = `big: &b [${Array(5_000).fill('x').join(', ')}]\nmany: [${Array(50).fill('*b').join(', ')}]\n`;
+    expect(parseFile(source(text)).diagnostics[0]).toMatchObject({ code: 'KNO1010', range: { start: { line: 2, column: 8 } } });
+  });
+
   it('accepts ordinary anchors and aliases', () => {
     const { entity, diagnostics } = parseFile(source('ok: &x 1\nalso: *x\n'));
     expect(diagnostics).toEqual([]);

@@ -1,4 +1,4 @@
-import { isAlias, isCollection, isScalar, visit, type Document } from 'yaml';
+import { isAlias, isCollection, isPair, isScalar, visit, type Document } from 'yaml';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { ParseLimits } from '../model/limits.js';
@@ -54,4 +54,28 @@ export function firstAliasOffset(doc: Document.Parsed): [number, number] {
     },
   });
   return found;
+}
+
+/**
+ * How many nodes the document becomes once every alias is expanded, counting
+ * up to `cap` and stopping there. Aliases of a large anchor multiply it without
+ * any nesting, which the alias count alone does not see.
+ */
+export function expandedSize(doc: Document.Parsed, cap: number): number {
+  const sizes = new Map<unknown, number>();
+  const sizeOf = (node: unknown): number => {
+    if (isAlias(node)) return sizeOf(node.resolve(doc));
+    if (!isCollection(node)) return 1;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    sizes.set(node, 1);
+    let total = 1;
+    for (const item of node.items) {
+      total += isPair(item) ? sizeOf(item.key) + sizeOf(item.value) : sizeOf(item);
+      if (total > cap) break;
+    }
+    sizes.set(node, total);
+    return total;
+  };
+  return Math.min(cap + 1, sizeOf(doc.contents));
 }

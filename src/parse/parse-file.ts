@@ -5,7 +5,7 @@ import type { Entity, SchemaRef } from '../model/entity.js';
 import { digestOf } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
 import { DEFAULT_LIMITS } from '../model/limits.js';
-import { findBoundViolations, firstAliasOffset } from './bounds.js';
+import { expandedSize, findBoundViolations, firstAliasOffset } from './bounds.js';
 import type { SourceFile } from '../model/source-file.js';
 import { findDuplicateKeys, findUnrepresentableValues } from './duplicate-keys.js';
 import { LazyLocator, Locator } from './locator.js';
@@ -48,6 +48,12 @@ export function parseFile(source: SourceFile): ParseResult {
   const unrepresentable = [...findDuplicateKeys(doc, locator, source.path), ...findUnrepresentableValues(doc, locator, source.path)];
   if (unrepresentable.length > 0) return { diagnostics: unrepresentable };
 
+  // Aliases may repeat an anchor, never multiply the document: expanded, it stays within ten times what is written.
+  const written = source.text.length;
+  if (source.text.includes('*')) {
+    const cap = Math.max(10_000, 10 * written);
+    if (expandedSize(doc, cap) > cap) return { diagnostics: [createDiagnostic('KNO1010', { limit: limits.maxAliases }, { file: source.path, range: locator.rangeOfOffsets(...firstAliasOffset(doc)) })] };
+  }
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: limits.maxAliases });
