@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import Ajv, { type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -10,7 +10,7 @@ import { copyRepo, repoRoot } from './support/temp-repo.js';
 /** A plain draft-07 ajv, as an editor's YAML support validates: no knoc code involved. */
 function editorValidator(schemaFile: string) {
   const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
+  addFormats.default(ajv);
   const schema = JSON.parse(readFileSync(schemaFile, 'utf8'));
   expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
   expect(ajv.validateSchema(schema), ajv.errorsText(ajv.errors)).toBe(true);
