@@ -504,11 +504,11 @@ export const catalogue = {
     explanation: 'Slugs are unique per kind: they name output paths such as dist/agents/<slug>/. `knoc new` refuses a slug that another file already declares, even when that file has another name.',
   },
   KNO8003: {
-    title: 'Unknown domain for a new agent',
+    title: 'Unknown domain on the command line',
     severity: 'error',
     message: 'Perception domain `{slug}` does not exist, expected a slug from content/perception-domains/.',
     hint: 'Create it first with `knoc new domain {slug}`, or use an existing slug (`knoc domains` lists them).',
-    explanation: '`knoc new agent --domains a,b` checks every domain before it writes the blueprint, so the new file builds at once. A misspelled slug gets the nearest existing one as a suggestion.',
+    explanation: 'A domain slug given to a command must name a domain in content/perception-domains/. `knoc new agent --domains a,b` checks every domain before it writes the blueprint, so the new file builds at once; `knoc domains <slug>` and `knoc agents --domain <slug>` exit 1 rather than answer "no agents" for a typo. A misspelled slug gets the nearest existing one as a suggestion.',
   },
   KNO8004: {
     title: 'Folder already holds a knoc repository',
