@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { agentsCommand } from './agents.js';
 import { buildCommand, checkCommand } from './build.js';
+import { diffCommand } from './diff.js';
 import { domainsCommand } from './domains.js';
 import { explainCommand } from './explain.js';
 import { importCommand } from './import.js';
@@ -12,7 +13,7 @@ import { verifyCommand } from './verify.js';
 import { watchCommand } from './watch.js';
 
 /** Every subcommand, in the order `knoc --help` lists them. One module per command. */
-export const commands: readonly Command[] = [initCommand, newCommand, buildCommand, checkCommand, watchCommand, serveCommand, verifyCommand, importCommand, schemaCommand, domainsCommand, agentsCommand, explainCommand];
+export const commands: readonly Command[] = [initCommand, newCommand, buildCommand, checkCommand, watchCommand, serveCommand, verifyCommand, importCommand, diffCommand, schemaCommand, domainsCommand, agentsCommand, explainCommand];
 
 /** The command called `name` (or one of its aliases). */
 export function findCommand(name: string): Command | undefined {
