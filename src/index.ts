@@ -15,3 +15,5 @@ export { signCard, type CardSignature } from './sign/sign-card.js';
 export { loadSigningKey, type CardSigner, type SigningAlgorithm } from './sign/signing-key.js';
 export { verifyCard, type CardVerdict, type SignatureVerdict, type VerificationKeys } from './sign/verify-card.js';
 export { inferServiceClass } from './project/infer-service-class.js';
+export { diff, type DiffOptions, type DiffResult } from './diff/diff.js';
+export { BREAKING_KINDS, SAFE_KINDS, type CardChange, type ChangeKind } from './diff/change.js';
