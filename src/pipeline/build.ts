@@ -18,9 +18,11 @@ import { compile, compileSpecs, type CompileResult } from './compile.js';
 import { PARALLEL_THRESHOLD, prewarmCache } from './prewarm.js';
 import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
+import { BASELINE_FILE, DEFAULT_CACHE_DIR, recordUpToDate } from './up-to-date.js';
+import { stampOf } from '../model/file-stamp.js';
+import { sha256Hex } from '../model/digest.js';
 
-/** The baseline file's default name at the root. */
-export const BASELINE_FILE = 'knoc-baseline.json';
+export { BASELINE_FILE, DEFAULT_CACHE_DIR } from './up-to-date.js';
 
 /** Options for a build or a check. */
 export interface BuildOptions extends GateOptions {
@@ -52,9 +54,6 @@ export interface BuildOptions extends GateOptions {
   publishMode?: 'swap' | 'in-place';
 }
 
-/** The cache folder's default place, relative to the root. */
-export const DEFAULT_CACHE_DIR = 'node_modules/.cache/knoc';
-
 /** What a build found and did. */
 export interface BuildResult extends CompileResult {
   root: string;
@@ -81,6 +80,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
   const root = path.resolve(options.root ?? '.');
   const baselinePath = options.baseline ?? BASELINE_FILE;
+  // Stamped before it is read, like every input the stat index records.
+  const baselineStamp = stampOf(path.resolve(root, baselinePath));
   const [discovery, config, baselineRead] = await Promise.all([
     options.discovery ?? discover(root),
     readConfig(root),
@@ -142,6 +143,26 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     }
   }
   diagnostics.sort(compareDiagnostics);
+  const failed = failsGate(diagnostics, options);
+  if (written && !failed && cacheDir) {
+    try {
+      recordUpToDate({
+        options,
+        root,
+        discovery,
+        config,
+        baseline: { path: path.resolve(root, baselinePath), stamp: baselineStamp, ...(baselineText !== undefined ? { sha256: sha256Hex(baselineText) } : {}) },
+        outDir,
+        outputs: result.outputs,
+        diagnostics,
+        suppressed: result.suppressed.length,
+        agentCount: result.agentCount,
+        domainCount: result.domainCount,
+      });
+    } catch {
+      // The index only saves time; a build that cannot write it is still a good build.
+    }
+  }
   return {
     ...result,
     diagnostics,
@@ -149,7 +170,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     outDir,
     ...(written ? { written } : {}),
     ...(baselineWritten ? { baselineWritten } : {}),
-    failed: failsGate(diagnostics, options),
+    failed,
     discovery,
     explanation: explainRebuild(result.outputs, inputHashes(discovery, config), result.cacheHits, previous, written),
     ...(loaded?.miss ? { cacheMiss: loaded.miss } : {}),
