@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { unchangedSince } from '../src/cache/stat-index.js';
+import { toColumns, unchangedSince } from '../src/cache/stat-index.js';
 import { listingOf, stampOf } from '../src/model/file-stamp.js';
 import { runCli } from './support/run-cli.js';
 import { copyRepo, repoRoot, snapshotTree } from './support/temp-repo.js';
@@ -108,15 +108,15 @@ describe('a build with nothing changed (the stat index)', () => {
     const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
     const wrong = '0'.repeat(64);
     // Older than the index: the stamp alone is trusted.
-    expect(unchangedSince([{ path: file, stamp, sha256: wrong }], stamp.mtimeMs + 1_000)).toBe(true);
+    expect(unchangedSince(toColumns([{ path: file, stamp, sha256: wrong }]), stamp.mtimeMs + 1_000)).toBe(true);
     // As new as the index: the bytes decide.
-    expect(unchangedSince([{ path: file, stamp, sha256 }], stamp.mtimeMs)).toBe(true);
-    expect(unchangedSince([{ path: file, stamp, sha256: wrong }], stamp.mtimeMs)).toBe(false);
+    expect(unchangedSince(toColumns([{ path: file, stamp, sha256 }]), stamp.mtimeMs)).toBe(true);
+    expect(unchangedSince(toColumns([{ path: file, stamp, sha256: wrong }]), stamp.mtimeMs)).toBe(false);
     // A folder in that state is proven by its entry names; an absent path must stay absent.
-    expect(unchangedSince([{ path: root, stamp: stampOf(root), sha256: listingOf(root)! }], 0)).toBe(true);
-    expect(unchangedSince([{ path: root, stamp: stampOf(root), sha256: wrong }], 0)).toBe(false);
-    expect(unchangedSince([{ path: root, stamp: stampOf(root) }], 0)).toBe(false);
-    expect(unchangedSince([{ path: path.join(root, 'nothing-here'), stamp: null }], 0)).toBe(true);
-    expect(unchangedSince([{ path: file, stamp: null }], 0)).toBe(false);
+    expect(unchangedSince(toColumns([{ path: root, stamp: stampOf(root), sha256: listingOf(root)! }]), 0)).toBe(true);
+    expect(unchangedSince(toColumns([{ path: root, stamp: stampOf(root), sha256: wrong }]), 0)).toBe(false);
+    expect(unchangedSince(toColumns([{ path: root, stamp: stampOf(root) }]), 0)).toBe(false);
+    expect(unchangedSince(toColumns([{ path: path.join(root, 'nothing-here'), stamp: null }]), 0)).toBe(true);
+    expect(unchangedSince(toColumns([{ path: file, stamp: null }]), 0)).toBe(false);
   });
 });

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
+import { listingOf, type FileStamp } from '../model/file-stamp.js';
 import { isRecord } from '../model/guards.js';
-import { knocBuildId } from '../model/version.js';
+import { knocCodeStamp } from '../model/version.js';
 
 const MAGIC = Buffer.from('KNOCSTAT');
 const FORMAT = 1;
@@ -48,16 +48,8 @@ export interface StatIndex {
 /** Writes the index atomically into the cache folder; a failure only costs the next build its shortcut. */
 export function saveStatIndex(dir: string, index: StatIndex): void {
   // Columns, not objects: one string of paths and one array of numbers load in a few milliseconds.
-  const numbers = new Float64Array(index.entries.length * 5);
-  index.entries.forEach(({ stamp }, i) => numbers.set(stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dir ? 1 : 0] : [-1, -1, -1, -1, -1], i * 5));
-  const payload = serialize({
-    knoc: knocBuildId(),
-    key: index.key,
-    paths: index.entries.map((e) => e.path).join('\u0000'),
-    sha256: index.entries.map((e) => e.sha256 ?? '').join('\u0000'),
-    numbers,
-    report: index.report,
-  });
+  const { paths, numbers, sha256 } = toColumns(index.entries);
+  const payload = serialize({ knoc: knocCodeStamp(), key: index.key, paths: paths.join('\u0000'), sha256: sha256.join('\u0000'), numbers, report: index.report });
   const header = Buffer.alloc(MAGIC.length + 4);
   MAGIC.copy(header);
   header.writeUInt32BE(FORMAT, MAGIC.length);
@@ -78,12 +70,21 @@ export function dropStatIndex(dir: string): void {
   rmSync(path.join(dir, FILE), { force: true });
 }
 
+/** A loaded index, kept in columns: five numbers per path (size, mtime, ctime, inode, folder; -1 when absent). */
+export interface LoadedStatIndex {
+  paths: string[];
+  numbers: Float64Array;
+  sha256: string[];
+  report: RecordedReport;
+  /** The index file's own mtime: any stamp not older than this is "racily clean". */
+  writtenMs: number;
+}
+
 /**
- * Loads the index and the time it was written (its own mtime: any stamp not
- * older than that is "racily clean" and must be proven by content). Undefined
- * when absent, damaged, from another build of knoc, or made with other options.
+ * Loads the index and the time it was written. Undefined when absent,
+ * damaged, written by another build of knoc, or made with other options.
  */
-export function loadStatIndex(dir: string, key: string): { index: StatIndex; writtenMs: number } | undefined {
+export function loadStatIndex(dir: string, key: string): LoadedStatIndex | undefined {
   const file = path.join(dir, FILE);
   let bytes: Buffer;
   let writtenMs: number;
@@ -103,45 +104,49 @@ export function loadStatIndex(dir: string, key: string): { index: StatIndex; wri
   } catch {
     return undefined;
   }
-  if (!isRecord(data) || data.knoc !== knocBuildId() || data.key !== key || typeof data.paths !== 'string' || typeof data.sha256 !== 'string' || !(data.numbers instanceof Float64Array) || !isRecord(data.report)) return undefined;
+  if (!isRecord(data) || data.key !== key || typeof data.paths !== 'string' || typeof data.sha256 !== 'string' || !(data.numbers instanceof Float64Array) || !isRecord(data.report)) return undefined;
+  if (data.knoc !== knocCodeStamp()) return undefined;
   const paths = data.paths.split('\u0000');
   const sha256 = data.sha256.split('\u0000');
-  const numbers = data.numbers;
-  if (sha256.length !== paths.length || numbers.length !== paths.length * 5) return undefined;
-  const entries = paths.map((p, i): StampedPath => {
-    const at = i * 5;
-    const stamp = numbers[at]! < 0 ? null : { size: numbers[at]!, mtimeMs: numbers[at + 1]!, ctimeMs: numbers[at + 2]!, ino: numbers[at + 3]!, ...(numbers[at + 4] === 1 ? { dir: true } : {}) };
-    return { path: p, stamp, ...(sha256[i] ? { sha256: sha256[i] } : {}) };
-  });
-  return { index: { key, entries, report: data.report as unknown as RecordedReport }, writtenMs };
+  if (sha256.length !== paths.length || data.numbers.length !== paths.length * 5) return undefined;
+  return { paths, numbers: data.numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs };
+}
+
+/** Entries as columns, the form `unchangedSince` checks. */
+export function toColumns(entries: readonly StampedPath[]): Pick<LoadedStatIndex, 'paths' | 'numbers' | 'sha256'> {
+  const numbers = new Float64Array(entries.length * 5);
+  entries.forEach(({ stamp }, i) => numbers.set(stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dir ? 1 : 0] : [-1, -1, -1, -1, -1], i * 5));
+  return { paths: entries.map((e) => e.path), numbers, sha256: entries.map((e) => e.sha256 ?? '') };
 }
 
 /**
- * Whether every recorded path is as recorded: same presence, size, times,
- * inode and kind. A file whose recorded times are not older than the index
- * (it changed in the same clock tick the index was written) is read and
- * hashed instead; a folder in that state is not trusted at all.
+ * Whether the recorded paths from `start` to `end` are as recorded: same
+ * presence, size, times, inode and kind. A path whose recorded times are not
+ * older than the index (it may have changed again in the same clock tick) is
+ * proven by content: a file's bytes, a folder's entry names.
  */
-export function unchangedSince(entries: readonly StampedPath[], writtenMs: number): boolean {
-  for (const entry of entries) {
-    const now = stampOf(entry.path);
-    const was = entry.stamp;
-    if (!was || !now) {
-      if (was !== now) return false;
+export function unchangedSince(index: Pick<LoadedStatIndex, 'paths' | 'numbers' | 'sha256'>, writtenMs: number, start = 0, end = index.paths.length): boolean {
+  const { paths, numbers, sha256 } = index;
+  for (let i = start; i < end; i++) {
+    const at = i * 5;
+    const info = lstatSync(paths[i]!, { throwIfNoEntry: false });
+    if (numbers[at]! < 0 || !info) {
+      if ((numbers[at]! < 0) !== !info) return false;
       continue;
     }
-    if (now.size !== was.size || now.mtimeMs !== was.mtimeMs || now.ctimeMs !== was.ctimeMs || now.ino !== was.ino || (now.dir === true) !== (was.dir === true)) return false;
-    if (Math.max(was.mtimeMs, was.ctimeMs) >= writtenMs) {
-      if (entry.sha256 === undefined) return false;
-      if (was.dir) {
-        if (listingOf(entry.path) !== entry.sha256) return false;
-        continue;
-      }
-      try {
-        if (createHash('sha256').update(readFileSync(entry.path)).digest('hex') !== entry.sha256) return false;
-      } catch {
-        return false;
-      }
+    const dir = numbers[at + 4] === 1;
+    if (info.size !== numbers[at] || info.mtimeMs !== numbers[at + 1] || info.ctimeMs !== numbers[at + 2] || info.ino !== numbers[at + 3] || info.isDirectory() !== dir) return false;
+    if (Math.max(numbers[at + 1]!, numbers[at + 2]!) < writtenMs) continue;
+    const expected = sha256[i];
+    if (!expected) return false;
+    if (dir) {
+      if (listingOf(paths[i]!) !== expected) return false;
+      continue;
+    }
+    try {
+      if (createHash('sha256').update(readFileSync(paths[i]!)).digest('hex') !== expected) return false;
+    } catch {
+      return false;
     }
   }
   return true;

@@ -60,14 +60,14 @@ export function indexKey(options: BuildOptions): string | undefined {
  * published output changed since the last clean build: a few thousand `lstat`s
  * instead of reading, hashing, parsing and planning. Undefined means: build.
  */
-export function upToDate(options: BuildOptions): UpToDate | undefined {
+export async function upToDate(options: BuildOptions): Promise<UpToDate | undefined> {
   const started = performance.now();
   const key = indexKey(options);
   if (key === undefined) return undefined;
   const root = path.resolve(options.root ?? '.');
   const loaded = loadStatIndex(path.resolve(root, options.cacheDir || DEFAULT_CACHE_DIR), key);
-  if (!loaded || !unchangedSince(loaded.index.entries, loaded.writtenMs)) return undefined;
-  const { report } = loaded.index;
+  if (!loaded || !unchangedSince(loaded, loaded.writtenMs)) return undefined;
+  const { report } = loaded;
   // The gate may be stricter today (--fail-severity warning, --max-warnings): then the full build decides.
   if (failsGate(report.diagnostics, options)) return undefined;
   return {

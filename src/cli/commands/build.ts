@@ -137,7 +137,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     ...(values['update-baseline'] ? { updateBaseline: true } : {}),
   };
   // Nothing changed since the last clean build: report what it reported, without loading the compiler.
-  const done = upToDate(options);
+  const done = await upToDate(options);
   if (done) {
     const { report: recorded } = done;
     await report(
