@@ -13,6 +13,11 @@ export const configSchema = {
       pattern: '^https?://[^?#]+$',
     },
     out: { title: 'output folder', type: 'string', minLength: 1 },
+    infer_service_class: {
+      title: 'service-class inference',
+      description: '`true` to infer the service class of blueprints that declare none from their skill tags (marked `inferred: true`)',
+      type: 'boolean',
+    },
     fleet: {
       type: 'object',
       additionalProperties: false,

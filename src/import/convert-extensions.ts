@@ -101,7 +101,7 @@ function toSettlement(extension: Record<string, unknown>, skillIds: ReadonlySet<
   if (typeof exchangeUrl !== 'string' || !exchangeUrl.startsWith('https://') || !isAbsoluteUrl(exchangeUrl)) return 'has no https `exchangeUrl`';
   if (typeof accountId !== 'string' || accountId.trim() === '') return 'has no `accountId`';
   if (!isRecord(pricing)) return 'has no `pricing` object';
-  if (reputation !== undefined && (typeof reputation !== 'number' || reputation < 0)) return 'has a `reputation` that is not a number of at least 0';
+  if (reputation !== undefined && (typeof reputation !== 'number' || reputation < 0 || reputation > 1)) return 'has a `reputation` outside 0..1';
   if (availability !== undefined && (typeof availability !== 'number' || availability < 0 || availability > 1)) return 'has an `availability` outside 0..1';
   const prices: Record<string, unknown> = {};
   for (const [skill, price] of Object.entries(pricing)) {

@@ -14,6 +14,8 @@ export interface FleetConfig {
 export interface KnocConfig {
   base_url?: string;
   out?: string;
+  /** Infer a service class from skill tags for blueprints that declare none. */
+  infer_service_class?: boolean;
   fleet?: FleetConfig;
   /** Per-code severity overrides; `off` drops the finding. */
   rules?: Record<string, Severity | 'off'>;

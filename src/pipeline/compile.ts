@@ -13,6 +13,7 @@ import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
 import { projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
 import { projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
+import { projectServiceClassIndex } from '../project/project-service-class-index.js';
 import { checkPageUrls } from '../render-pages/check-page-urls.js';
 import { renderPages } from '../render-pages/render-pages.js';
 import { bindSymbols } from '../resolve/bind.js';
@@ -64,6 +65,7 @@ export interface CompileResult {
 /** Paths of the index files in the output folder. */
 export const DOMAIN_INDEX_PATH = 'index/perception-domains.json';
 export const AGENT_INDEX_PATH = 'index/agents.json';
+export const SERVICE_CLASS_INDEX_PATH = 'index/service-classes.json';
 
 /**
  * Runs parse -> validate -> resolve -> project -> plan over discovered sources.
@@ -120,6 +122,7 @@ export function compile(input: CompileInput): CompileResult {
   // A broken config already has its own finding; a missing URL would only repeat it.
   const quietAboutUrls = configDiagnostics.length > 0 && baseUrl === undefined;
   const unlessConfigBroken = (found: Diagnostic[]) => (quietAboutUrls ? found.filter((d) => d.code !== 'KNO4001' && d.code !== 'KNO4002') : found);
+  const inferServiceClass = config.infer_service_class === true;
   const published: PublishedCard[] = [];
   const publishedEntities = new Set<Entity>();
   for (const agent of symbols.ofKind(AGENT_KIND)) {
@@ -129,10 +132,10 @@ export function compile(input: CompileInput): CompileResult {
       diagnostics.push(createDiagnostic('KNO4004', { slug: String(slug) }, { file: agent.source.path, pointer: '/slug', range: agent.locator.rangeOf('/slug') }));
       continue;
     }
-    const key = cardKey(agent.digest, `${agent.schema?.name}@${agent.schema?.version}`, baseUrl ?? '');
+    const key = cardKey(agent.digest, `${agent.schema?.name}@${agent.schema?.version}`, `${baseUrl ?? ''}\u0000${inferServiceClass ? 'infer' : ''}`);
     let cached = recall(input.cache, (c) => c.cards, key);
     if (!cached) {
-      const { card, diagnostics: projection } = projectAgentCard(agent, { ...(baseUrl ? { baseUrl } : {}) });
+      const { card, diagnostics: projection } = projectAgentCard(agent, { ...(baseUrl ? { baseUrl } : {}), ...(inferServiceClass ? { inferServiceClass } : {}) });
       diagnostics.push(...settle(unlessConfigBroken(projection)));
       if (!card) continue;
       const missing = missingCardFields(card);
@@ -167,6 +170,7 @@ export function compile(input: CompileInput): CompileResult {
     }),
     inputs: allAgentInputs,
   });
+  requests.push({ path: SERVICE_CLASS_INDEX_PATH, text: stableJson(projectServiceClassIndex(published)), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
   requests.push(

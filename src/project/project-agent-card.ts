@@ -10,6 +10,8 @@ import { projectSecurityRequirements, projectSecuritySchemes } from './project-s
 export interface ProjectionContext {
   /** Agents without `interfaces` are served at `<baseUrl>/agents/<slug>`. */
   baseUrl?: string;
+  /** `infer_service_class` in config. */
+  inferServiceClass?: boolean;
 }
 
 /** Modes a card declares when the blueprint names none: A2A requires a non-empty list. */
@@ -29,7 +31,7 @@ export function projectAgentCard(agent: Entity, context: ProjectionContext): { c
     description: text(source.description),
     supportedInterfaces: interfaces,
     version: text(agent.data.version),
-    capabilities: projectCapabilities(source.capabilities, agent),
+    capabilities: projectCapabilities(source.capabilities, agent, context),
     defaultInputModes: stringList(source.default_input_modes) ?? DEFAULT_MODES,
     defaultOutputModes: stringList(source.default_output_modes) ?? DEFAULT_MODES,
     skills: arrayOr(source.skills).filter(isRecord).map(projectSkill),
@@ -57,13 +59,13 @@ function projectInterfaces(declared: unknown, slug: string, baseUrl: string | un
   return [{ url: `${baseUrl.replace(/\/+$/, '')}/agents/${slug}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }];
 }
 
-function projectCapabilities(declared: unknown, agent: Entity): AgentCapabilities {
+function projectCapabilities(declared: unknown, agent: Entity, context: ProjectionContext): AgentCapabilities {
   const source = isRecord(declared) ? declared : {};
   const capabilities: AgentCapabilities = {};
   if (typeof source.streaming === 'boolean') capabilities.streaming = source.streaming;
   if (typeof source.push_notifications === 'boolean') capabilities.pushNotifications = source.push_notifications;
   if (typeof source.extended_agent_card === 'boolean') capabilities.extendedAgentCard = source.extended_agent_card;
-  const extensions = projectExtensions(agent);
+  const extensions = projectExtensions(agent, { ...(context.inferServiceClass ? { inferServiceClass: true } : {}) });
   if (extensions.length > 0) capabilities.extensions = extensions;
   return capabilities;
 }

@@ -2,10 +2,17 @@ import type { Entity } from '../model/entity.js';
 import { arrayOr, dig, isRecord } from '../model/guards.js';
 import type { AgentExtension } from './a2a-types.js';
 import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from './extension-uris.js';
+import { inferServiceClass } from './infer-service-class.js';
+
+/** Build-wide settings the extensions depend on. */
+export interface ExtensionOptions {
+  /** `infer_service_class` in config: a blueprint without `persona.service_class` gets one from its skill tags. */
+  inferServiceClass?: boolean;
+}
 
 /** The extensions a blueprint's card declares, in a fixed order. */
-export function projectExtensions(agent: Entity): AgentExtension[] {
-  return [serviceClass(agent), settlement(agent), ...declared(agent), provenance(agent)].filter((e): e is AgentExtension => e !== undefined);
+export function projectExtensions(agent: Entity, options: ExtensionOptions = {}): AgentExtension[] {
+  return [serviceClass(agent, options), settlement(agent), ...declared(agent), provenance(agent)].filter((e): e is AgentExtension => e !== undefined);
 }
 
 /** `a2a_projection.extensions`: other extensions, written as declared; `params` is user data, its keys stay as they are. */
@@ -21,10 +28,17 @@ function declared(agent: Entity): AgentExtension[] {
     });
 }
 
-function serviceClass(agent: Entity): AgentExtension | undefined {
+/**
+ * `persona.service_class` as `params.class`. Without one the class is unknown and
+ * no extension is written, unless inference is on and the skill tags name a
+ * class: then `params.inferred: true` keeps it apart from declared classes.
+ */
+function serviceClass(agent: Entity, options: ExtensionOptions): AgentExtension | undefined {
   const declared = dig(agent.data, 'persona', 'service_class');
-  if (typeof declared !== 'string') return undefined;
-  return { uri: SERVICE_CLASS_URI, description: 'Service class of this agent.', required: false, params: { class: declared } };
+  if (typeof declared === 'string') return { uri: SERVICE_CLASS_URI, description: 'Service class of this agent.', required: false, params: { class: declared } };
+  const inferred = options.inferServiceClass ? inferServiceClass(agent) : undefined;
+  if (inferred === undefined) return undefined;
+  return { uri: SERVICE_CLASS_URI, description: 'Service class of this agent, inferred by knoc from its skill tags.', required: false, params: { class: inferred, inferred: true } };
 }
 
 function settlement(agent: Entity): AgentExtension | undefined {

@@ -138,10 +138,12 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
       const unit = error.keyword.endsWith('Items') ? 'item' : error.keyword.endsWith('Properties') ? 'entry' : 'character';
       const count = countOf(error.data);
       const bound = error.keyword.startsWith('min') ? 'at least' : 'at most';
+      // A schema that says what the entries are for (`exactly one flow`) gives the clearer hint.
+      const description = typeof schema.description === 'string' ? schema.description : undefined;
       return createDiagnostic(
         'KNO2009',
         { what: capitalize(what), found: plural(count, unit), expected: `${bound} ${plural(limit, unit)}` },
-        at(),
+        { ...at(), ...(description === undefined ? {} : { hint: `Expected ${description}.` }) },
       );
     }
     case 'anyOf':
