@@ -31,8 +31,8 @@ export async function loadCacheFile(dir: string): Promise<{ cache: BuildCache; m
   if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(MAGIC.length + 4, header))) return { cache: createBuildCache(), miss: 'corrupt' };
   try {
     const data: unknown = deserialize(payload);
-    if (!isRecord(data) || data.knoc !== knocBuildId() || !(data.analyses instanceof Map) || !(data.cards instanceof Map)) return { cache: createBuildCache(), miss: 'foreign' };
-    return { cache: { analyses: data.analyses, cards: data.cards, used: new Set() } };
+    if (!isRecord(data) || data.knoc !== knocBuildId() || !(data.analyses instanceof Map) || !(data.cards instanceof Map) || !(data.pages instanceof Map)) return { cache: createBuildCache(), miss: 'foreign' };
+    return { cache: { analyses: data.analyses, cards: data.cards, pages: data.pages, used: new Set() } };
   } catch {
     return { cache: createBuildCache(), miss: 'corrupt' };
   }
@@ -41,7 +41,7 @@ export async function loadCacheFile(dir: string): Promise<{ cache: BuildCache; m
 /** Saves the live entries of a cache atomically (write beside, then rename). */
 export async function saveCacheFile(dir: string, cache: BuildCache): Promise<void> {
   const live = <T>(map: Map<string, T>) => new Map([...map].filter(([key]) => cache.used.has(key)));
-  const payload = serialize({ knoc: knocBuildId(), analyses: live(cache.analyses), cards: live(cache.cards) });
+  const payload = serialize({ knoc: knocBuildId(), analyses: live(cache.analyses), cards: live(cache.cards), pages: live(cache.pages) });
   const header = Buffer.alloc(MAGIC.length + 4);
   MAGIC.copy(header);
   header.writeUInt32BE(FORMAT, MAGIC.length);

@@ -82,9 +82,10 @@ export interface LoadedStatIndex {
 
 /**
  * Loads the index and the time it was written. Undefined when absent,
- * damaged, written by another build of knoc, or made with other options.
+ * damaged, written by another build of knoc, or made with other options;
+ * with no key, any index that is whole (its stamps are facts whoever wrote them).
  */
-export function loadStatIndex(dir: string, key: string): LoadedStatIndex | undefined {
+export function loadStatIndex(dir: string, key: string | undefined): LoadedStatIndex | undefined {
   const file = path.join(dir, FILE);
   let bytes: Buffer;
   let writtenMs: number;
@@ -104,8 +105,8 @@ export function loadStatIndex(dir: string, key: string): LoadedStatIndex | undef
   } catch {
     return undefined;
   }
-  if (!isRecord(data) || data.key !== key || typeof data.paths !== 'string' || typeof data.sha256 !== 'string' || !(data.numbers instanceof Float64Array) || !isRecord(data.report)) return undefined;
-  if (data.knoc !== knocCodeStamp()) return undefined;
+  if (!isRecord(data) || (key !== undefined && data.key !== key) || typeof data.paths !== 'string' || typeof data.sha256 !== 'string' || !(data.numbers instanceof Float64Array) || !isRecord(data.report)) return undefined;
+  if (key !== undefined && data.knoc !== knocCodeStamp()) return undefined;
   const paths = data.paths.split('\u0000');
   const sha256 = data.sha256.split('\u0000');
   if (sha256.length !== paths.length || data.numbers.length !== paths.length * 5) return undefined;
@@ -150,4 +151,19 @@ export function unchangedSince(index: Pick<LoadedStatIndex, 'paths' | 'numbers' 
     }
   }
   return true;
+}
+
+/** The index's paths below `folder` whose stamps still hold (none racily clean), relative, with their recorded sha256. */
+export function intactBelow(index: LoadedStatIndex, folder: string): Map<string, string> {
+  const intact = new Map<string, string>();
+  const prefix = folder + path.sep;
+  for (let i = 0; i < index.paths.length; i++) {
+    const file = index.paths[i]!;
+    const at = i * 5;
+    if (!file.startsWith(prefix) || !index.sha256[i] || index.numbers[at + 4] === 1 || Math.max(index.numbers[at + 1]!, index.numbers[at + 2]!) >= index.writtenMs) continue;
+    const info = lstatSync(file, { throwIfNoEntry: false });
+    if (!info || info.size !== index.numbers[at] || info.mtimeMs !== index.numbers[at + 1] || info.ctimeMs !== index.numbers[at + 2] || info.ino !== index.numbers[at + 3] || !info.isFile()) continue;
+    intact.set(file.slice(prefix.length).split(path.sep).join('/'), index.sha256[i]!);
+  }
+  return intact;
 }

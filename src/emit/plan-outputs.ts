@@ -15,13 +15,18 @@ export interface PlannedOutput {
   inputs: string[];
 }
 
-/** What a projection asks to emit. */
-export interface OutputRequest {
+/** What a projection asks to emit: its text, or (when an earlier build rendered the same thing) its hash, size and a way to render it again. */
+export type OutputRequest = {
   path: string;
-  text: string;
-  /** sha256 of `text`, when already known. */
-  sha256?: string;
   inputs: readonly string[];
+} & ({ text: string; /** sha256 of `text`, when already known. */ sha256?: string } | { lazy: LazyText });
+
+/** Text known by its hash and size, rendered only when its bytes are needed (to write them, or to compare). */
+export interface LazyText {
+  sha256: string;
+  /** Length in UTF-8 bytes. */
+  size: number;
+  render(): string;
 }
 
 /** Manifest path inside the output folder. */
@@ -29,7 +34,7 @@ export const MANIFEST_PATH = 'manifest.json';
 
 /** Hashes every requested output and adds `manifest.json`, which records every output and input. */
 export function planOutputs(requests: readonly OutputRequest[], inputs: readonly Entity[], schemaSetDigest: string): PlannedOutput[] {
-  const content = requests.map((r) => plan(r.path, r.text, r.inputs, r.sha256));
+  const content = requests.map((r) => ('lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : plan(r.path, r.text, r.inputs, r.sha256)));
   const headers = plan(HEADERS_PATH, projectHeaders(content), content.flatMap((o) => o.inputs));
   const planned = [...content, headers].sort(byPath);
   planned.forEach((o, i) => {
@@ -50,6 +55,23 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
 function plan(path: string, text: string, inputs: readonly string[], sha256?: string): PlannedOutput {
   const bytes = Buffer.from(text, 'utf8');
   return { path, bytes, sha256: sha256 ?? sha256Hex(bytes), size: bytes.length, inputs: [...new Set(inputs)].sort() };
+}
+
+function planLazy(path: string, lazy: LazyText, inputs: readonly string[]): PlannedOutput {
+  let bytes: Buffer | undefined;
+  return {
+    path,
+    sha256: lazy.sha256,
+    size: lazy.size,
+    inputs: [...new Set(inputs)].sort(),
+    get bytes(): Buffer {
+      if (bytes) return bytes;
+      bytes = Buffer.from(lazy.render(), 'utf8');
+      // Invariant: what is rendered now is what was hashed before, or the manifest would lie.
+      if (bytes.length !== lazy.size || sha256Hex(bytes) !== lazy.sha256) throw new Error(`rendering ${path} again gave other bytes than the cache recorded`);
+      return bytes;
+    },
+  };
 }
 
 function byPath(a: { path: string }, b: { path: string }): number {

@@ -18,7 +18,7 @@ import { compile, compileSpecs, type CompileResult } from './compile.js';
 import { PARALLEL_THRESHOLD, prewarmCache } from './prewarm.js';
 import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
-import { BASELINE_FILE, DEFAULT_CACHE_DIR, recordUpToDate } from './up-to-date.js';
+import { BASELINE_FILE, DEFAULT_CACHE_DIR, intactOutputs, recordUpToDate } from './up-to-date.js';
 import { stampOf } from '../model/file-stamp.js';
 import { sha256Hex } from '../model/digest.js';
 
@@ -136,7 +136,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let written: WriteReport | undefined;
   if (options.write !== false && !options.checkOutputs && !failsGate(diagnostics, options)) {
     try {
-      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode);
+      const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
+      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact);
     } catch (error) {
       const detail = error instanceof Error && 'code' in error ? `${String(error.code)} (${error.message})` : String(error);
       diagnostics.push(createDiagnostic('KNO5001', { detail }, { file: path.relative(root, outDir) || '.' }));

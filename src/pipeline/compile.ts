@@ -181,6 +181,7 @@ export function compile(input: CompileInput): CompileResult {
       domains,
       domainIndex,
       reuse: input.cache !== undefined,
+      ...(input.cache ? { cache: input.cache } : {}),
     }),
   );
   // Settings shape every output, so the config is an input of each.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadStatIndex, saveStatIndex, unchangedSince, type RecordedReport, type StampedPath } from '../cache/stat-index.js';
+import { intactBelow, loadStatIndex, saveStatIndex, unchangedSince, type RecordedReport, type StampedPath } from '../cache/stat-index.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Discovery } from '../discover/discover.js';
 import type { FileStamp } from '../model/file-stamp.js';
@@ -80,6 +80,16 @@ export async function upToDate(options: BuildOptions): Promise<UpToDate | undefi
     durationMs: performance.now() - started,
     source: (file) => readText(report.files[file]),
   };
+}
+
+/**
+ * The files in the output folder that the last recorded build published and
+ * nobody touched since (their stamps hold), with their sha256: a publish need
+ * not read them to know their bytes.
+ */
+export function intactOutputs(cacheDir: string | undefined, outDir: string): Map<string, string> {
+  const index = cacheDir ? loadStatIndex(cacheDir, undefined) : undefined;
+  return index ? intactBelow(index, outDir) : new Map();
 }
 
 /** What a published build knows that the stat index needs. */
