@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { isRecord } from '../model/guards.js';
@@ -49,7 +49,13 @@ export async function saveCacheFile(dir: string, cache: BuildCache): Promise<voi
   await mkdir(dir, { recursive: true });
   const temp = path.join(dir, `.${FILE}.${randomBytes(6).toString('hex')}`);
   try {
-    await writeFile(temp, Buffer.concat([header, digest, payload]));
+    // Written in three parts: concatenating would copy the whole payload once more.
+    const file = await open(temp, 'w');
+    try {
+      await file.writev([header, digest, payload]);
+    } finally {
+      await file.close();
+    }
     await rename(temp, path.join(dir, FILE));
   } catch (error) {
     await rm(temp, { force: true });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
@@ -5,7 +6,7 @@ import type { Entity } from '../model/entity.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { HEADERS_PATH, projectHeaders } from '../project/project-headers.js';
 
-/** An output file before it is written: its bytes, their hash, and the inputs it came from. */
+/** An output file before it is written: its bytes (made on demand), their hash, and the inputs it came from. */
 export interface PlannedOutput {
   path: string;
   bytes: Buffer;
@@ -53,8 +54,16 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
 }
 
 function plan(path: string, text: string, inputs: readonly string[], sha256?: string): PlannedOutput {
-  const bytes = Buffer.from(text, 'utf8');
-  return { path, bytes, sha256: sha256 ?? sha256Hex(bytes), size: bytes.length, inputs: [...new Set(inputs)].sort() };
+  // The text is kept and its bytes made when they are written or compared: one copy of each output in memory, not two.
+  return {
+    path,
+    sha256: sha256 ?? createHash('sha256').update(text, 'utf8').digest('hex'),
+    size: Buffer.byteLength(text, 'utf8'),
+    inputs: [...new Set(inputs)].sort(),
+    get bytes(): Buffer {
+      return Buffer.from(text, 'utf8');
+    },
+  };
 }
 
 function planLazy(path: string, lazy: LazyText, inputs: readonly string[]): PlannedOutput {

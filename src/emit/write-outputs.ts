@@ -50,7 +50,7 @@ async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[],
   const changed = outputs.filter((o) => published.get(o.path) !== o.sha256);
   const unchanged = outputs.filter((o) => published.get(o.path) === o.sha256);
   // A file the manifest vouches for must still be there at its size; if not, the folder was touched: rebuild it whole.
-  const intact = await Promise.all(unchanged.map((o) => hasBytes(path.join(outDir, o.path), o.bytes)));
+  const intact = await Promise.all(unchanged.map((o) => hasBytes(path.join(outDir, o.path), o)));
   if (intact.includes(false)) return publish(outDir, outputs);
   const order = [...changed.filter((o) => o.path !== MANIFEST), ...changed.filter((o) => o.path === MANIFEST)];
   for (const output of order) {
@@ -137,7 +137,7 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
     if (intact?.get(output.path) === output.sha256) return void same.add(output.path);
     const file = path.join(outDir, output.path);
     // Otherwise only bytes prove a file unchanged: a same-size edit in dist/ must be repaired, not linked into the new tree.
-    if (await hasBytes(file, output.bytes)) same.add(output.path);
+    if (await hasBytes(file, output)) same.add(output.path);
   });
   for (const output of outputs) (same.has(output.path) ? report.unchanged : report.written).push(output.path);
   if (report.written.length === 0 && report.removed.length === 0) return report;
@@ -276,11 +276,11 @@ function confined(root: string, relative: string): string {
   return target;
 }
 
-async function hasBytes(file: string, bytes: Buffer): Promise<boolean> {
+async function hasBytes(file: string, output: PlannedOutput): Promise<boolean> {
   try {
     const info = await stat(file);
-    if (!info.isFile() || info.size !== bytes.length) return false;
-    return (await readFile(file)).equals(bytes);
+    if (!info.isFile() || info.size !== output.size) return false;
+    return (await readFile(file)).equals(output.bytes);
   } catch {
     return false;
   }

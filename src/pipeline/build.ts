@@ -100,6 +100,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     discovery,
     cache,
     prewarmed,
+    keepPages: options.memoryCache !== undefined,
     ...(config ? { config } : {}),
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),

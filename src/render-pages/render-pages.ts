@@ -75,7 +75,7 @@ export function renderPages(input: PagesInput): OutputRequest[] {
     }
     const text = rendered?.text ?? render();
     const page = rendered ?? { text, sha256: sha256Hex(text) };
-    if (!rendered) {
+    if (!rendered && input.reuse) {
       if (agentPages.size >= MAX_REMEMBERED) agentPages.clear();
       agentPages.set(key, page);
     }
