@@ -1,5 +1,5 @@
-import { readdirSync } from 'node:fs';
-import { lstat, readFile, realpath } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { globby } from 'globby';
@@ -92,7 +92,8 @@ export async function readSource(relative: string, absolute: string, origin: Sou
   try {
     // Stamped before reading: a change made while the file is read leaves a newer stamp than the one recorded.
     const stamp = stampOf(absolute);
-    const bytes = await readFile(absolute);
+    // Synchronous: thousands of small reads cost a fraction of the thread pool's round trips.
+    const bytes = readFileSync(absolute);
     // The hash covers the bytes as stored; the text drops a UTF-8 byte order mark so columns on line 1 stay right.
     const text = bytes.toString('utf8');
     return { source: { path: relative, absolutePath: absolute, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, sha256: sha256Hex(bytes), origin, ...(stamp ? { stamp } : {}) } };

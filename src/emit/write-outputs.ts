@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
@@ -133,12 +134,12 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
   const planned = new Set(outputs.map((o) => o.path));
   report.removed = existing.filter((p) => !planned.has(p));
   const same = new Set<string>();
-  await inParallel(outputs, async (output) => {
-    if (intact?.get(output.path) === output.sha256) return void same.add(output.path);
-    const file = path.join(outDir, output.path);
+  // Synchronous file calls throughout: for thousands of small files they cost a fraction of the thread pool's round trips.
+  for (const output of outputs) {
+    if (intact?.get(output.path) === output.sha256) same.add(output.path);
     // Otherwise only bytes prove a file unchanged: a same-size edit in dist/ must be repaired, not linked into the new tree.
-    if (await hasBytes(file, output)) same.add(output.path);
-  });
+    else if (hasBytesSync(path.join(outDir, output.path), output)) same.add(output.path);
+  }
   for (const output of outputs) (same.has(output.path) ? report.unchanged : report.written).push(output.path);
   if (report.written.length === 0 && report.removed.length === 0) return report;
   const changes = report.written.length + report.removed.length;
@@ -152,8 +153,11 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
     const targets = outputs.map((output) => ({ output, target: confined(stage, output.path) }));
     const dirs = [...new Set(targets.map((t) => path.dirname(t.target)))].sort();
     // Syscalls are independent and mostly waiting: issue them together rather than one by one.
-    await inParallel(dirs, (dir) => mkdir(dir, { recursive: true }));
-    await inParallel(targets, ({ output, target }) => (same.has(output.path) ? link(path.join(outDir, output.path), target) : writeFile(target, output.bytes)));
+    for (const dir of dirs) mkdirSync(dir, { recursive: true });
+    for (const { output, target } of targets) {
+      if (same.has(output.path)) linkSync(path.join(outDir, output.path), target);
+      else writeFileSync(target, output.bytes);
+    }
     await swapIn(stage, outDir);
   } catch (error) {
     await rm(stage, { recursive: true, force: true });
@@ -190,8 +194,8 @@ async function publishThroughJournal(outDir: string, changed: readonly PlannedOu
   const journalFile = path.join(parent, `${JOURNAL}${name}`);
   try {
     const targets = changed.map((output) => ({ output, target: confined(stage, output.path) }));
-    await inParallel([...new Set(targets.map((t) => path.dirname(t.target)))].sort(), (dir) => mkdir(dir, { recursive: true }));
-    await inParallel(targets, ({ output, target }) => writeFile(target, output.bytes));
+    for (const dir of [...new Set(targets.map((t) => path.dirname(t.target)))].sort()) mkdirSync(dir, { recursive: true });
+    for (const { output, target } of targets) writeFileSync(target, output.bytes);
     const journal: Journal = { stage: stageName, write: [...changed.map((o) => o.path).filter((p) => p !== MANIFEST), ...changed.map((o) => o.path).filter((p) => p === MANIFEST)], remove: [...removed] };
     const temp = `${journalFile}.${randomBytes(6).toString('hex')}`;
     await writeFile(temp, JSON.stringify(journal));
@@ -276,6 +280,16 @@ function confined(root: string, relative: string): string {
   return target;
 }
 
+function hasBytesSync(file: string, output: PlannedOutput): boolean {
+  try {
+    const info = statSync(file, { throwIfNoEntry: false });
+    if (!info || !info.isFile() || info.size !== output.size) return false;
+    return readFileSync(file).equals(output.bytes);
+  } catch {
+    return false;
+  }
+}
+
 async function hasBytes(file: string, output: PlannedOutput): Promise<boolean> {
   try {
     const info = await stat(file);
@@ -284,15 +298,6 @@ async function hasBytes(file: string, output: PlannedOutput): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** Runs `task` over items with a bounded number in flight. */
-async function inParallel<T>(items: readonly T[], task: (item: T) => Promise<unknown>, limit = 64): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 async function exists(file: string): Promise<boolean> {
