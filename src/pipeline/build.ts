@@ -15,6 +15,9 @@ import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
 import type { SourceFile } from '../model/source-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, type CompileResult } from './compile.js';
+import { isAgentCardPath } from '../project/project-headers.js';
+import type { SigningInput } from '../sign/sign-cards.js';
+import { loadSigningKey } from '../sign/signing-key.js';
 import { PARALLEL_THRESHOLD, prewarmCache } from './prewarm.js';
 import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
@@ -52,6 +55,15 @@ export interface BuildOptions extends GateOptions {
   discovery?: Discovery;
   /** `in-place` writes only changed files, each atomically (watch mode); `swap` publishes a whole new tree (default). */
   publishMode?: 'swap' | 'in-place';
+  /** Sign every card with the private key in `keyFile` (a path as the user gave it, relative to the current directory). */
+  sign?: SignOptions;
+}
+
+/** `knoc build --sign-key FILE [--key-id KID] [--jku URL]`. */
+export interface SignOptions {
+  keyFile: string;
+  keyId?: string;
+  jku?: string;
 }
 
 /** What a build found and did. */
@@ -96,11 +108,13 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
   const cache = loaded?.cache ?? createBuildCache();
   const prewarmed = await parallelAnalyses(discovery, cache, options.jobs);
+  const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
   const result = compile({
     discovery,
     cache,
     prewarmed,
     keepPages: options.memoryCache !== undefined,
+    ...(signing && 'signer' in signing ? { signing } : {}),
     ...(config ? { config } : {}),
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
@@ -110,14 +124,20 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   if (cacheDir && loaded && !options.memoryCache && (cache.dirty || stale)) await saveCacheFile(cacheDir, cache).catch(() => undefined);
   cache.dirty = false;
   if (options.verifyDeterminism) {
-    const again = compile({ discovery: await discover(root), ...(config ? { config } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
+    // ES256 signatures are randomised: the second build keeps the first build's, as a rebuild keeps the published ones.
+    const again = compile({
+      discovery: await discover(root),
+      ...(config ? { config } : {}),
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      ...(signing && 'signer' in signing ? { signing: { signer: signing.signer, previous: publishedCards(result.outputs) } } : {}),
+    });
     result.diagnostics.push(...compareBuilds(result.outputs, again.outputs));
   }
   const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
   const previous = await readManifest(outDir);
   const outFromConfig = options.out === undefined && result.config.out !== undefined;
   const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
-  const diagnostics = [...result.diagnostics, ...missingBaseline, ...(await checkOutDir(root, outDir, outSite, config?.path))];
+  const diagnostics = [...result.diagnostics, ...missingBaseline, ...(signing && 'diagnostic' in signing ? [signing.diagnostic] : []), ...(await checkOutDir(root, outDir, outSite, config?.path))];
 
   let baselineWritten: string | undefined;
   const baselineTarget = path.resolve(root, baselinePath);
@@ -241,6 +261,39 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
     else if (info && (await readdir(outDir)).length > 0 && !(await readManifest(outDir))) reason = 'holds files knoc did not write (it has no knoc manifest.json)';
   }
   return reason ? [createDiagnostic('KNO5002', { out, reason }, site)] : [];
+}
+
+/**
+ * Reads and checks the signing key, and the cards the output folder holds now:
+ * a signature there that still verifies over the same card is kept, so an
+ * unchanged card keeps its bytes even with a randomised algorithm (ES256).
+ */
+async function prepareSigning(sign: SignOptions, root: string, out: string | undefined, config: SourceFile | undefined): Promise<SigningInput | { diagnostic: Diagnostic }> {
+  let text: string;
+  try {
+    text = await readFile(path.resolve(sign.keyFile), 'utf8');
+  } catch (error) {
+    const detail = error instanceof Error && 'code' in error ? (error.code === 'ENOENT' ? 'there is no such file' : error.code === 'EISDIR' ? 'it is a folder' : String(error.code)) : String(error);
+    return { diagnostic: createDiagnostic('KNO4010', { file: sign.keyFile, detail }, { file: sign.keyFile }) };
+  }
+  const signer = loadSigningKey(text, { ...(sign.keyId !== undefined ? { kid: sign.keyId } : {}), ...(sign.jku !== undefined ? { jku: sign.jku } : {}) });
+  if (typeof signer === 'string') return { diagnostic: createDiagnostic('KNO4011', { file: sign.keyFile, detail: signer }, { file: sign.keyFile }) };
+  const outDir = path.resolve(root, out ?? loadConfig(config).config.out ?? 'dist');
+  const manifest = await readManifest(outDir);
+  const previous = new Map<string, unknown>();
+  for (const file of manifest ? [...manifest.outputs.keys()].filter(isAgentCardPath) : []) {
+    try {
+      previous.set(file, JSON.parse(await readFile(path.join(outDir, file), 'utf8')));
+    } catch {
+      // A card that cannot be read is simply signed afresh.
+    }
+  }
+  return { signer, previous };
+}
+
+/** The agent cards among planned outputs, parsed, by path. */
+function publishedCards(outputs: readonly PlannedOutput[]): Map<string, unknown> {
+  return new Map(outputs.filter((o) => isAgentCardPath(o.path)).map((o) => [o.path, JSON.parse(o.bytes.toString('utf8')) as unknown]));
 }
 
 /** Checks an output folder against its manifest; `out` defaults to the config's `out`, else dist. */

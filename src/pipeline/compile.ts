@@ -26,6 +26,7 @@ import { validateEntity } from '../validate/validate-entity.js';
 import { parseBaseline } from '../suppress/baseline.js';
 import { createSuppressor } from '../suppress/suppressor.js';
 import { applyRuleSeverities } from './rule-severities.js';
+import { signFleetCard, signPublishedCards, type SigningInput } from '../sign/sign-cards.js';
 
 /** Everything compile needs: the discovered sources and the settings that override config. */
 export interface CompileInput {
@@ -40,6 +41,8 @@ export interface CompileInput {
   keepPages?: boolean;
   /** Paths whose analyses worker threads put in the cache for this build: parsed, not cache hits. */
   prewarmed?: ReadonlySet<string>;
+  /** Sign every card (`knoc build --sign-key`). */
+  signing?: SigningInput;
 }
 
 /** The in-memory result of a compile: nothing here has touched the disk. */
@@ -153,9 +156,20 @@ export function compile(input: CompileInput): CompileResult {
     publishedEntities.add(agent);
   }
   published.sort((a, b) => (a.slug < b.slug ? -1 : 1));
+  // Signed before anything lists their sha256: the fleet card, the indexes, the pages and the manifest.
+  if (input.signing) {
+    const bySlug = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
+    diagnostics.push(...settle(signPublishedCards(published, input.signing, (slug) => bySlug.get(slug))));
+  }
 
-  const fleet = projectFleetCard(published, config.fleet ?? {}, baseUrl, { file: input.config?.path ?? CONFIG_FILE, ...(configEntity ? { range: configEntity.locator.rangeOfMapping('') } : {}) });
+  const configSite = { file: input.config?.path ?? CONFIG_FILE, ...(configEntity ? { range: configEntity.locator.rangeOfMapping('') } : {}) };
+  const fleet = projectFleetCard(published, config.fleet ?? {}, baseUrl, configSite);
   diagnostics.push(...settle(unlessConfigBroken(fleet.diagnostics)));
+  if (fleet.card && input.signing) {
+    const signed = signFleetCard(fleet.card, FLEET_CARD_PATH, input.signing, configSite);
+    fleet.card = signed.card;
+    diagnostics.push(...settle(signed.diagnostics));
+  }
   const domainIndex = projectDomainIndex(symbols, publishedEntities);
   const domains = symbols.ofKind(DOMAIN_KIND);
   const sourceOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e.source.path]));

@@ -21,6 +21,13 @@ const CONFIG_FILE = 'knoc.config.yaml';
 /** Options that change how a run is reported or how fast it goes, never what it produces. */
 const REPORTING_ONLY = new Set(['root', 'cacheDir', 'failSeverity', 'maxWarnings', 'jobs', 'write']);
 
+/**
+ * Options whose whole effect on the outputs is their value, so the key can
+ * hold them. Any other option (one that names a file whose content matters,
+ * such as a signing key) makes a build run in full.
+ */
+const KEYED = new Set(['out', 'baseUrl', 'baseline', 'publishMode']);
+
 /** A build that proved itself already done: the report of the build that published the output folder. */
 export interface UpToDate {
   report: RecordedReport;
@@ -47,6 +54,7 @@ export function indexKey(options: BuildOptions): string | undefined {
   const shaping = Object.entries(options)
     .filter(([name, value]) => !REPORTING_ONLY.has(name) && value !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : 1));
+  if (shaping.some(([name]) => !KEYED.has(name))) return undefined;
   try {
     return JSON.stringify([root, path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR), shaping]);
   } catch {

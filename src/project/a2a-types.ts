@@ -13,6 +13,8 @@ export interface AgentCard {
   defaultOutputModes: string[];
   skills: AgentSkill[];
   iconUrl?: string;
+  /** JWS signatures over the card (A2A v1.0 §8.4), added by `knoc build --sign-key`. */
+  signatures?: { protected: string; signature: string }[];
 }
 
 /** One way to reach the agent. */

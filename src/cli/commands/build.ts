@@ -44,6 +44,9 @@ const buildOptions = {
   explain: { type: 'boolean' },
   'verify-determinism': { type: 'boolean' },
   jobs: { type: 'string', short: 'j' },
+  'sign-key': { type: 'string' },
+  'key-id': { type: 'string' },
+  jku: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -67,11 +70,19 @@ Content addressing:
                           output was rewritten
   --verify-determinism    build twice from scratch and compare every byte
 
+Signing (A2A v1.0 §8.4):
+  --sign-key FILE         sign every card with this private key (PEM or JWK): ES256 for an
+                          EC P-256 key, EdDSA for an Ed25519 key; adds \`signatures[]\`
+  --key-id KID            the \`kid\` in each signature's header (default: the key's
+                          RFC 7638 thumbprint)
+  --jku URL               an https URL of the JWK set holding the public key, put in the header
+
 Examples:
   knoc build
   knoc build --root ./agents --base-url https://agents.example.org
   knoc build --format stylish --format sarif=reports/knoc.sarif
   knoc build --check         # in CI, when dist/ is committed
+  knoc build --sign-key keys/cards.pem --key-id cards-2026 --jku https://example.org/jwks.json
 `,
   run: (args) => runBuild('build', args),
 };
@@ -99,6 +110,14 @@ Examples:
   run: (args) => runBuild('check', args),
 };
 
+function isHttpsUrl(value: string): boolean {
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 async function runBuild(command: 'build' | 'check', args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: [...args], options: buildOptions, allowPositionals: true, strict: true });
   if (values.help) {
@@ -121,7 +140,11 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
 
   const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
   if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1 || jobs > 64)) throw new UsageError(`--jobs must be a whole number from 1 to 64, got \`${values.jobs}\``);
-  if (command === 'check' && (values.check || values.explain || values['verify-determinism'])) throw new UsageError('--check, --explain and --verify-determinism go with `knoc build`');
+  if (command === 'check' && (values.check || values.explain || values['verify-determinism'] || values['sign-key'] !== undefined)) throw new UsageError('--check, --explain, --verify-determinism and --sign-key go with `knoc build`');
+  if (values['sign-key'] === undefined && (values['key-id'] !== undefined || values.jku !== undefined)) throw new UsageError('--key-id and --jku go with --sign-key FILE');
+  if (values['sign-key'] === '') throw new UsageError('--sign-key needs the path of a private key file');
+  if (values['key-id'] !== undefined && values['key-id'].trim() === '') throw new UsageError('--key-id must not be empty');
+  if (values.jku !== undefined && !isHttpsUrl(values.jku)) throw new UsageError(`--jku must be an absolute https URL, got \`${values.jku}\``);
   const options: BuildOptions = {
     write: command === 'build',
     ...(values['no-cache'] ? { cacheDir: false as const } : values['cache-dir'] !== undefined ? { cacheDir: values['cache-dir'] } : {}),
@@ -135,6 +158,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
     ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
     ...(values['update-baseline'] ? { updateBaseline: true } : {}),
+    ...(values['sign-key'] !== undefined ? { sign: { keyFile: values['sign-key'], ...(values['key-id'] !== undefined ? { keyId: values['key-id'] } : {}), ...(values.jku !== undefined ? { jku: values.jku } : {}) } } : {}),
   };
   // Nothing changed since the last clean build: report what it reported, without loading the compiler.
   const done = await upToDate(options);

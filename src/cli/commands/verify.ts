@@ -1,6 +1,5 @@
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { verify } from '../../pipeline/build.js';
+import { verifyOutput, type CardReport } from '../../pipeline/verify-output.js';
 import { renderStylish } from '../render/stylish.js';
 import { choosePaint } from '../paint.js';
 import { EXIT, UsageError, plural, printHelp, type Command } from '../command.js';
@@ -8,32 +7,80 @@ import { EXIT, UsageError, plural, printHelp, type Command } from '../command.js
 export const verifyCommand: Command = {
   name: 'verify',
   aliases: ['verify-manifest'],
-  summary: 'prove an output folder is one complete build (sha256 of every file)',
-  help: `Usage: knoc verify [DIR] [--root DIR]
+  summary: 'prove an output folder is one complete build and check card signatures',
+  help: `Usage: knoc verify [DIR | CARD.json...] [--key PUBLIC.pem | --jwks JWKS.json] [--root DIR]
 
 Recomputes the sha256 and size of every file in the output folder (default: the
-build's output folder, dist) and compares them with its manifest.json. Exits 0 when
-the folder is exactly one complete build, 1 (KNO5004) naming every file that is
-missing, changed or unlisted.
+build's output folder, dist) and compares them with its manifest.json, then checks
+the signatures of every agent card in it (A2A v1.0 §8.4.3). Given card files
+instead of a folder, checks their signatures only.
+
+Signatures are checked with the public key in --key (PEM, or a JWK), or with the
+key of the JWK set in --jwks whose \`kid\` matches the signature's. Keys are
+never fetched from a \`jku\`. Without a key, signatures are listed as not checked.
+
+Prints one verdict per card on stdout. Exits 0 when the folder is exactly one
+complete build and, with a key, every card carries a signature that verifies;
+1 naming every file that is missing, changed or unlisted (KNO5004), every card
+whose signatures fail (KNO5010) or that is unsigned (KNO5011); 2 on a usage error.
 
 Examples:
   knoc verify
-  knoc verify public/agents
+  knoc verify public/agents --key keys/cards.pub.pem
+  knoc verify --jwks jwks.json
+  knoc verify agent-card.json --key signer.pem
 `,
   run: runVerify,
 };
 
 async function runVerify(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...args], options: { root: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: { root: { type: 'string' }, key: { type: 'string' }, jwks: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: true,
+  });
   if (values.help) {
     return printHelp(verifyCommand);
   }
-  if (positionals.length > 1) throw new UsageError(`unexpected argument \`${positionals[1]}\``);
-  const result = await verify({ ...(values.root !== undefined ? { root: values.root } : {}), ...(positionals[0] !== undefined ? { out: path.resolve(positionals[0]) } : {}) });
+  if (values.key !== undefined && values.jwks !== undefined) throw new UsageError('give either --key or --jwks, not both');
+  if (values.key === '' || values.jwks === '') throw new UsageError('--key and --jwks need a file path');
+  if (positionals.length > 1 && positionals.some((p) => !p.endsWith('.json'))) throw new UsageError('give one output folder, or one or more card files (*.json)');
+  const result = await verifyOutput({
+    ...(values.root !== undefined ? { root: values.root } : {}),
+    ...(positionals.length > 0 ? { targets: positionals } : {}),
+    ...(values.key !== undefined ? { keyFile: values.key } : {}),
+    ...(values.jwks !== undefined ? { jwksFile: values.jwks } : {}),
+  });
+  for (const card of result.cards) process.stdout.write(`${verdictLine(card)}\n`);
   const paint = choosePaint(process.stderr, process.env);
   if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, () => undefined, paint)}\n\n`);
   const ok = result.diagnostics.length === 0;
-  process.stderr.write(ok ? `${result.files} files match manifest.json; ${result.outDir} is one complete build\n` : paint.red(`${plural(result.diagnostics.length, 'problem')} in ${result.outDir}\n`));
+  const signed = result.cards.filter((c) => c.status === 'valid').length;
+  const parts = [
+    ...(result.outDir !== undefined ? [`${result.files} files match manifest.json`] : []),
+    result.cards.some((c) => c.status === 'unchecked') ? `${plural(result.cards.length, 'card')}, signatures not checked (pass --key or --jwks)` : `${signed} of ${plural(result.cards.length, 'card')} with a valid signature`,
+  ];
+  process.stderr.write(ok ? `${parts.join('; ')}\n` : paint.red(`${plural(result.diagnostics.length, 'problem')}${result.outDir !== undefined ? ` in ${result.outDir}` : ''}\n`));
   return ok ? EXIT.ok : EXIT.findings;
 }
 
+function verdictLine(card: CardReport): string {
+  const valid = card.verdict?.signatures.filter((s) => s.valid) ?? [];
+  switch (card.status) {
+    case 'valid': {
+      const first = valid[0]!;
+      const how = `${first.alg ?? '?'}, kid ${first.kid ?? '?'}`;
+      const sdkOnly = valid.every((s) => s.reading === 'sdk') ? '; over the A2A SDKs’ reading, which drops empty values' : '';
+      return `valid       ${card.path}  (${valid.length} of ${plural(card.verdict!.signatures.length, 'signature')} ${valid.length === 1 ? 'verifies' : 'verify'}: ${how}${sdkOnly})`;
+    }
+    case 'invalid':
+      return `INVALID     ${card.path}  (${plural(card.verdict!.signatures.length, 'signature')}, none verifies)`;
+    case 'unsigned':
+      return `UNSIGNED    ${card.path}`;
+    case 'unreadable':
+      return `UNREADABLE  ${card.path}`;
+    case 'unchecked':
+      return `unchecked   ${card.path}  (${plural(card.signatureCount, 'signature')})`;
+  }
+}

@@ -1,0 +1,116 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
+import { createDiagnostic } from '../diagnostics/create.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { readSource } from '../discover/discover.js';
+import { listFiles } from '../emit/list-files.js';
+import { verifyManifest } from '../emit/verify-manifest.js';
+import { isRecord } from '../model/guards.js';
+import { isAgentCardPath } from '../project/project-headers.js';
+import { readJwks, readPublicKey } from '../sign/verification-keys.js';
+import { verifyCard, type CardVerdict, type VerificationKeys } from '../sign/verify-card.js';
+
+/** What `knoc verify` checks: an output folder (default: the build's) or card files, with or without a public key. */
+export interface VerifyOptions {
+  root?: string;
+  /** An output folder, or agent card files; default: the config's `out`, else dist. */
+  targets?: string[];
+  /** `--key FILE`: one public key for every signature. */
+  keyFile?: string;
+  /** `--jwks FILE`: a JWK set searched by `kid`. */
+  jwksFile?: string;
+}
+
+/** One card's verdict; `unchecked` when no key was given. */
+export interface CardReport {
+  /** The card's path as reported: inside the output folder, or as given. */
+  path: string;
+  status: CardVerdict['status'] | 'unchecked' | 'unreadable';
+  /** How many entries the card's `signatures` has. */
+  signatureCount: number;
+  verdict?: CardVerdict;
+}
+
+/** What `knoc verify` found. */
+export interface VerifyResult {
+  /** The output folder checked against its manifest, when a folder was checked. */
+  outDir?: string;
+  /** Files the manifest lists, when a folder was checked. */
+  files: number;
+  cards: CardReport[];
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Proves an output folder is one complete build (every file against
+ * manifest.json) and checks the signatures of every agent card in it; or, given
+ * card files, checks their signatures only. Without a key, signatures are
+ * reported as not checked, never as valid.
+ */
+export async function verifyOutput(options: VerifyOptions = {}): Promise<VerifyResult> {
+  const root = path.resolve(options.root ?? '.');
+  const diagnostics: Diagnostic[] = [];
+  const keys = await loadKeys(options, diagnostics);
+  const targets = options.targets ?? [];
+  const isFolder = targets.length === 0 || (targets.length === 1 && (await stat(path.resolve(targets[0]!)).then((s) => s.isDirectory(), () => false)));
+  let outDir: string | undefined;
+  let files = 0;
+  let cardFiles: { label: string; file: string }[];
+  if (isFolder) {
+    outDir = targets[0] !== undefined ? path.resolve(targets[0]) : path.resolve(root, loadConfig(await readConfig(root)).config.out ?? 'dist');
+    const outLabel = path.relative(root, outDir) || '.';
+    const manifest = await verifyManifest(outDir, outLabel);
+    diagnostics.push(...manifest.diagnostics);
+    files = manifest.files;
+    cardFiles = (await listFiles(outDir).catch(() => [] as string[])).filter(isAgentCardPath).sort().map((p) => ({ label: p, file: path.join(outDir!, p) }));
+  } else {
+    cardFiles = targets.map((t) => ({ label: t, file: path.resolve(t) }));
+  }
+  const cards: CardReport[] = [];
+  for (const { label, file } of cardFiles) cards.push(await checkCard(label, file, keys, diagnostics, keys === undefined && (options.keyFile !== undefined || options.jwksFile !== undefined)));
+  return { ...(outDir ? { outDir } : {}), files, cards, diagnostics };
+}
+
+async function checkCard(label: string, file: string, keys: VerificationKeys | undefined, diagnostics: Diagnostic[], keyBroken: boolean): Promise<CardReport> {
+  let card: unknown;
+  try {
+    card = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    const detail = error instanceof SyntaxError ? error.message : error instanceof Error && 'code' in error ? (error.code === 'ENOENT' ? 'there is no such file' : String(error.code)) : String(error);
+    diagnostics.push(createDiagnostic('KNO5013', { path: label, detail }, { file: label }));
+    return { path: label, status: 'unreadable', signatureCount: 0 };
+  }
+  const signatureCount = isRecord(card) && Array.isArray(card.signatures) ? card.signatures.length : 0;
+  if (keys === undefined || keyBroken) return { path: label, status: 'unchecked', signatureCount };
+  const verdict = await verifyCard(card, keys);
+  if (verdict.status === 'unsigned') diagnostics.push(createDiagnostic('KNO5011', { path: label }, { file: label, pointer: '/signatures' }));
+  if (verdict.status === 'invalid') {
+    for (const s of verdict.signatures) diagnostics.push(createDiagnostic('KNO5010', { index: String(s.index + 1), path: label, reason: s.reason ?? 'unknown' }, { file: label, pointer: `/signatures/${s.index}` }));
+  }
+  return { path: label, status: verdict.status, signatureCount, verdict };
+}
+
+async function loadKeys(options: VerifyOptions, diagnostics: Diagnostic[]): Promise<VerificationKeys | undefined> {
+  const file = options.keyFile ?? options.jwksFile;
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = await readFile(path.resolve(file), 'utf8');
+  } catch (error) {
+    const detail = error instanceof Error && 'code' in error ? (error.code === 'ENOENT' ? 'there is no such file' : String(error.code)) : String(error);
+    diagnostics.push(createDiagnostic('KNO5012', { file, detail }, { file }));
+    return undefined;
+  }
+  const keys = options.keyFile !== undefined ? readPublicKey(text) : readJwks(text);
+  if (typeof keys === 'string') {
+    diagnostics.push(createDiagnostic('KNO5012', { file, detail: keys }, { file }));
+    return undefined;
+  }
+  return keys;
+}
+
+async function readConfig(root: string) {
+  const read = await readSource(CONFIG_FILE, path.join(root, CONFIG_FILE), 'content');
+  return 'source' in read ? read.source : undefined;
+}

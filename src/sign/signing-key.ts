@@ -1,0 +1,60 @@
+import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+
+/** The JWS algorithms knoc signs with, chosen from the key. */
+export type SigningAlgorithm = 'ES256' | 'EdDSA';
+
+/** A private key ready to sign cards, with the protected header every signature carries. */
+export interface CardSigner {
+  key: KeyObject;
+  alg: SigningAlgorithm;
+  /** The `kid` header: `--key-id`, else the key's RFC 7638 JWK thumbprint. */
+  kid: string;
+  /** The `jku` header, when given: where verifiers find the public key set. */
+  jku?: string;
+  /** The public half, to check a signature before it is reused. */
+  publicKey: KeyObject;
+}
+
+/** Reads a private key (PEM: PKCS#8 or SEC1; or a private JWK as JSON) and picks the algorithm; a string says why it cannot sign. */
+export function loadSigningKey(text: string, options: { kid?: string; jku?: string } = {}): CardSigner | string {
+  let key: KeyObject;
+  try {
+    key = parseKey(text);
+  } catch (error) {
+    return describeKeyError(text, error);
+  }
+  let alg: SigningAlgorithm;
+  if (key.asymmetricKeyType === 'ed25519') alg = 'EdDSA';
+  else if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') alg = 'ES256';
+  else {
+    const curve = key.asymmetricKeyDetails?.namedCurve;
+    return `it is ${article(key.asymmetricKeyType ?? 'unknown')} ${key.asymmetricKeyType ?? 'unknown'}${curve ? ` (${curve})` : ''} key, and knoc signs with ES256 (an EC P-256 key) or EdDSA (an Ed25519 key)`;
+  }
+  const publicKey = createPublicKey(key);
+  return { key, alg, publicKey, kid: options.kid ?? jwkThumbprint(publicKey), ...(options.jku !== undefined ? { jku: options.jku } : {}) };
+}
+
+function parseKey(text: string): KeyObject {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) return createPrivateKey({ key: JSON.parse(trimmed) as JsonWebKey, format: 'jwk' });
+  return createPrivateKey({ key: text, format: 'pem' });
+}
+
+function describeKeyError(text: string, error: unknown): string {
+  if (/-----BEGIN (RSA |EC )?PUBLIC KEY-----|-----BEGIN CERTIFICATE-----/.test(text)) return 'it holds a public key or certificate, and signing needs the private key';
+  if (/-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(text)) return 'it is encrypted with a passphrase; export it unencrypted for the build (`openssl pkey -in KEY -out PLAIN`)';
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text) && !text.trim().startsWith('{')) return 'it is not a PEM private key (`-----BEGIN PRIVATE KEY-----`) or a private JWK';
+  const reason = error instanceof Error ? error.message.replace(/^error:[0-9A-F]+:/i, '').trim() : String(error);
+  return `it cannot be read as a private key (${reason})`;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}
+
+/** RFC 7638 thumbprint of a public key: sha256 of its required JWK members in order, base64url. */
+export function jwkThumbprint(publicKey: KeyObject): string {
+  const jwk = publicKey.export({ format: 'jwk' });
+  const members = jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y } : jwk.kty === 'OKP' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x } : { e: jwk.e, kty: jwk.kty, n: jwk.n };
+  return createHash('sha256').update(JSON.stringify(members)).digest('base64url');
+}
