@@ -9,3 +9,5 @@ export { PROVENANCE_URI, FLEET_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from './
 export { KNOC_VERSION } from './model/version.js';
 export { importCard, type ImportedBlueprint } from './import/import-card.js';
 export { importCards, type ImportOptions, type ImportResult, type WrittenBlueprint } from './import/import-cards.js';
+export { diff, type DiffOptions, type DiffResult } from './diff/diff.js';
+export { BREAKING_KINDS, SAFE_KINDS, type CardChange, type ChangeKind } from './diff/change.js';

@@ -1,5 +1,5 @@
 // `knoc import` as a user runs it: a real process, real files.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -112,5 +112,31 @@ describe('knoc import (real process)', () => {
     expect(none.status).toBe(2);
     expect(none.stderr).toContain('knoc: name at least one card file to import');
     expect(runCli(['import', V03_SAMPLE, '--format', 'sarif']).status).toBe(2);
+    const missingRoot = path.join(makeTempDir(), 'no-such-repo');
+    const run = runCli(['import', V03_SAMPLE, '--root', missingRoot]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`--root must be a directory, got \`${missingRoot}\``);
+    expect(existsSync(missingRoot), 'a mistyped root is not created').toBe(false);
+  });
+
+  it('refuses a card whose slug another blueprint already has, in any folder (KNO7019)', () => {
+    const root = makeTempDir();
+    expect(runCli(['import', V03_SAMPLE, '--root', root, '--out', 'content/agent-blueprints/team']).status).toBe(0);
+    const run = runCli(['import', V03_SAMPLE, '--root', root]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`${V03_SAMPLE}:3:11  error  KNO7019  Slug \`geospatial-route-planner-agent\` is already used by blueprint \`content/agent-blueprints/team/geospatial-route-planner-agent.kno\`, so the card is not imported.`);
+    expect(existsSync(path.join(root, 'content/agent-blueprints/geospatial-route-planner-agent.kno'))).toBe(false);
+    // The repository still builds: no second blueprint with the same slug was written.
+    expect(runCli(['check', '--root', root, '--base-url', 'https://agents.example.org']).status).toBe(0);
+  });
+
+  it('gives each import a fresh ULID', () => {
+    const ids = [makeTempDir(), makeTempDir()].map((root) => {
+      mkdirSync(path.join(root, 'content'));
+      expect(runCli(['import', V03_SAMPLE, '--root', root]).status).toBe(0);
+      return parse(readFileSync(path.join(root, 'content/agent-blueprints/geospatial-route-planner-agent.kno'), 'utf8')).id as string;
+    });
+    for (const id of ids) expect(id).toMatch(/^[0-7][0-9A-HJKMNP-TV-Z]{25}$/);
+    expect(ids[0]).not.toBe(ids[1]);
   });
 });

@@ -47,10 +47,10 @@ describe('findJsonError', () => {
   it.each([
     ['{"a": 1,}', 8, 'unexpected `}`, expected a property name in double quotes'],
     ['{"a" 1}', 5, 'unexpected `1`, expected `:` after a property name'],
-    ['[1, 2', 5, 'unexpected the end of the file, expected `,` or `]` after a list item'],
+    ['[1, 2', 5, 'unexpected end of file, expected `,` or `]` after a list item'],
     ['{"a": "b\n"}', 8, 'unescaped control character in a string, expected `\\n`, `\\t` or another escape'],
     ['{} x', 3, 'unexpected `x` after the JSON value, expected the end of the file'],
-    ['', 0, 'unexpected the end of the file, expected a value'],
+    ['', 0, 'unexpected end of file, expected a value'],
     ['{"a": tru}', 6, 'unexpected `t`, expected a value'],
     ['-', 0, 'unexpected `-`, expected a value'],
   ])('%j fails at %i', (text, offset, message) => {

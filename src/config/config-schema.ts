@@ -1,3 +1,5 @@
+import { BREAKING_KINDS } from '../diff/change.js';
+
 /** JSON Schema (2020-12) of knoc.config.yaml; `title` and `description` feed diagnostics. */
 export const configSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -33,6 +35,23 @@ export const configSchema = {
         },
         documentation_url: { type: 'string', format: 'uri', title: 'absolute URL' },
         icon_url: { type: 'string', format: 'uri', title: 'absolute URL' },
+      },
+    },
+    acknowledged_breaks: {
+      title: 'acknowledged breaking changes',
+      description: 'a list of `{agent, kind, skill?, interface?, reason}`: breaking changes `knoc diff` lets through',
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['agent', 'kind', 'reason'],
+        properties: {
+          agent: { title: 'agent slug', type: 'string', minLength: 1 },
+          kind: { title: 'breaking change kind', enum: BREAKING_KINDS },
+          skill: { title: 'skill id', type: 'string', minLength: 1 },
+          interface: { title: 'interface URL', type: 'string', minLength: 1 },
+          reason: { title: 'reason', description: 'why the break is intended, for the people who review it', type: 'string', minLength: 1, pattern: '\\S' },
+        },
       },
     },
     rules: {

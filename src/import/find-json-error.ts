@@ -14,7 +14,7 @@ export function findJsonError(text: string): JsonError | undefined {
   const fail = (message: string): never => {
     throw { offset: i, message } satisfies JsonError;
   };
-  const found = () => (i >= text.length ? 'the end of the file' : `\`${text[i]}\``);
+  const found = () => (i >= text.length ? 'end of file' : `\`${text[i]}\``);
   const space = () => {
     while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
   };

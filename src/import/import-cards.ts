@@ -4,6 +4,7 @@ import path from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { createDiagnostic } from '../diagnostics/create.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { findAgentSlugs } from './existing-slugs.js';
 import { importCard } from './import-card.js';
 
 /** Where blueprints go by default, relative to the root. */
@@ -39,14 +40,16 @@ export interface ImportResult {
 
 /**
  * Imports every card into `<out>/<slug>.kno`. A card that cannot be read or
- * parsed, or whose blueprint path is taken, writes nothing (KNO7016, KNO7001,
- * KNO7007); the others are still imported. An existing file is never replaced.
+ * parsed, whose blueprint path is taken, or whose slug another blueprint of the
+ * repository already has, writes nothing (KNO7016, KNO7001, KNO7007, KNO7019);
+ * the others are still imported. An existing file is never replaced.
  */
 export async function importCards(options: ImportOptions): Promise<ImportResult> {
   const root = path.resolve(options.root ?? '.');
   const outDir = path.resolve(root, options.out ?? DEFAULT_IMPORT_OUT);
   const newId = options.newId ?? monotonicFactory();
   const result: ImportResult = { written: [], diagnostics: [], sources: new Map() };
+  const slugs = await findAgentSlugs(root);
   for (const file of options.files) {
     const label = file.split(path.sep).join('/');
     let text: string;
@@ -63,8 +66,16 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
     if (!blueprint) continue;
     const target = path.join(outDir, `${blueprint.slug}.kno`);
     const relative = path.relative(root, target).split(path.sep).join('/');
-    if (await createExclusive(target, blueprint.text)) result.written.push({ card: label, slug: blueprint.slug, path: relative });
-    else result.diagnostics.push(createDiagnostic('KNO7007', { path: relative }, { file: label, pointer: '/name', range: blueprint.nameRange }));
+    const site = { file: label, pointer: '/name', range: blueprint.nameRange };
+    const owner = slugs.get(blueprint.slug);
+    if (owner !== undefined && owner !== relative) {
+      result.diagnostics.push(createDiagnostic('KNO7019', { slug: blueprint.slug, path: owner }, site));
+    } else if (await createExclusive(target, blueprint.text)) {
+      result.written.push({ card: label, slug: blueprint.slug, path: relative });
+      slugs.set(blueprint.slug, relative);
+    } else {
+      result.diagnostics.push(createDiagnostic('KNO7007', { path: relative }, site));
+    }
   }
   result.diagnostics.sort(compareDiagnostics);
   return result;

@@ -10,6 +10,15 @@ export interface FleetConfig {
   icon_url?: string;
 }
 
+/** One `acknowledged_breaks` entry: a breaking change `knoc diff` lets through, and why. */
+export interface AcknowledgedBreak {
+  agent: string;
+  kind: string;
+  skill?: string;
+  interface?: string;
+  reason: string;
+}
+
 /** knoc.config.yaml, after validation. */
 export interface KnocConfig {
   base_url?: string;
@@ -19,4 +28,6 @@ export interface KnocConfig {
   fleet?: FleetConfig;
   /** Per-code severity overrides; `off` drops the finding. */
   rules?: Record<string, Severity | 'off'>;
+  /** Breaking changes `knoc diff` reports as acknowledged instead of failing on. */
+  acknowledged_breaks?: AcknowledgedBreak[];
 }

@@ -4,7 +4,7 @@ import { DEFAULT_IMPORT_OUT, importCards } from '../../import/import-cards.js';
 import { stableJson } from '../../model/stable-json.js';
 import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
-import { EXIT, UsageError, plural, printHelp, type Command } from '../command.js';
+import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 
 export const importCommand: Command = {
   name: 'import',
@@ -17,7 +17,8 @@ additionalInterfaces, security and type: security schemes) and writes a blueprin
 Everything the card says that a blueprint cannot carry (unknown keys, modes that
 are not MIME types, missing tags, relative URLs, signatures) is reported with the
 card's file, line and column. Building the blueprint gives back the card, plus
-knoc's provenance extension. An existing file is never overwritten.
+knoc's provenance extension. An existing file is never overwritten, and a card
+whose slug another blueprint of the repository already has is not imported.
 
 Options:
   --out DIR               where blueprints go, relative to the root
@@ -26,7 +27,8 @@ Options:
   -f, --format NAME       stylish (default, to stderr) or json (to stdout)
 
 Exit codes: 0 every card imported (warnings say what was not carried), 1 a card
-could not be read or parsed, or its blueprint file already exists, 2 usage error.
+could not be read or parsed, or its blueprint file or slug already exists, 2 usage
+error.
 
 Examples:
   knoc import agent-card.json
@@ -47,6 +49,7 @@ async function runImport(args: readonly string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('name at least one card file to import');
   const format = values.format ?? 'stylish';
   if (format !== 'stylish' && format !== 'json') throw new UsageError(`unknown format \`${format}\`, expected stylish or json`);
+  if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   const result = await importCards({ files: positionals, ...(values.root !== undefined ? { root: values.root } : {}), ...(values.out !== undefined ? { out: values.out } : {}) });
   const counts = countBySeverity(result.diagnostics);
   if (format === 'json') {

@@ -9,9 +9,15 @@ export interface Paint {
   bold(text: string): string;
 }
 
+/** The widest source line a frame shows whole; longer lines (a minified card) show a window around the column. */
+export const FRAME_WIDTH = 160;
+/** How much of a clipped line is shown before the column. */
+const LEAD = 60;
+
 /**
  * Renders the lines around a range with line numbers and a caret underline on
- * the first line of the range, like tsc and babel do.
+ * the first line of the range, like tsc and babel do. Lines longer than
+ * FRAME_WIDTH are clipped to a window around the range, marked with `…`.
  */
 export function codeFrame(text: string, range: Range, paint: Paint, context = 1): string {
   const lines = text.split(/\r?\n/);
@@ -19,17 +25,28 @@ export function codeFrame(text: string, range: Range, paint: Paint, context = 1)
   const first = Math.max(1, range.start.line - context);
   const last = Math.min(lines.length, range.start.line + context);
   const width = String(last).length;
+  const windowStart = Math.max(0, range.start.column - 1 - LEAD);
   const out: string[] = [];
   for (let n = first; n <= last; n++) {
-    const line = (lines[n - 1] ?? '').replace(/\t/g, ' ');
+    const whole = (lines[n - 1] ?? '').replace(/\t/g, ' ');
+    const { line, shift } = clip(whole, windowStart);
     const marker = n === range.start.line ? paint.red('>') : ' ';
     out.push(`${marker} ${paint.dim(`${String(n).padStart(width)} |`)} ${line}`.trimEnd());
     if (n === range.start.line) {
-      const start = range.start.column - 1;
-      const end = range.end.line === range.start.line ? range.end.column - 1 : line.length;
+      const start = range.start.column - 1 + shift;
+      const end = (range.end.line === range.start.line ? range.end.column - 1 : whole.length) + shift;
       const length = Math.max(1, Math.min(end, line.length) - start);
       out.push(`  ${paint.dim(`${' '.repeat(width)} |`)} ${' '.repeat(start)}${paint.red('^'.repeat(length))}`);
     }
   }
   return out.join('\n');
+}
+
+/** A line cut to FRAME_WIDTH characters from `from`, and how far that moves columns (the `…` counts). */
+function clip(line: string, from: number): { line: string; shift: number } {
+  if (line.length <= FRAME_WIDTH) return { line, shift: 0 };
+  const start = Math.min(from, Math.max(0, line.length - FRAME_WIDTH));
+  const head = start > 0 ? '…' : '';
+  const tail = start + FRAME_WIDTH < line.length ? '…' : '';
+  return { line: `${head}${line.slice(start, start + FRAME_WIDTH)}${tail}`, shift: head.length - start };
 }
