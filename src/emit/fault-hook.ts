@@ -26,7 +26,7 @@ function readPlan(): FaultPlan | 'count' | undefined {
 }
 
 /** Marks one file-system change of a publish (`op` on `target`); under a test fault plan it may fail, pause or die here. */
-export async function faultPoint(op: string, target: string): Promise<void> {
+export function faultPoint(op: string, target: string): void {
   if (plan === null) plan = readPlan();
   if (plan === undefined) return;
   steps++;
@@ -35,7 +35,8 @@ export async function faultPoint(op: string, target: string): Promise<void> {
   if (steps !== plan.at) return;
   // eslint-disable-next-line no-restricted-globals
   if (plan.action === 'kill') process.kill(process.pid, 'SIGKILL');
-  if (plan.action.startsWith('hold=')) return new Promise((resolve) => setTimeout(resolve, Number(plan !== null && plan !== 'count' && plan !== undefined ? plan.action.slice(5) : 0)));
+  // A synchronous pause, so a publish that runs without awaiting stays so.
+  if (plan.action.startsWith('hold=')) return void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(plan.action.slice(5)));
   throw Object.assign(new Error(`${plan.action}: simulated failure, ${op} '${target}'`), { code: plan.action, syscall: op, path: target });
 }
 

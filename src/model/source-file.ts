@@ -1,3 +1,4 @@
+import type { FileStamp } from './file-stamp.js';
 import type { ParseLimits } from './limits.js';
 
 /** A discovered input file: its bytes as text plus the hash of those bytes. */
@@ -11,6 +12,8 @@ export interface SourceFile {
   sha256: string;
   /** Where it came from: the repo's content/, its specs/, or knoc's built-in specs. */
   origin: 'content' | 'specs' | 'builtin';
+  /** The file's stamp, taken just before its bytes were read. */
+  stamp?: FileStamp;
   /** The parse limits the file is read under, when the config sets other than the defaults. */
   limits?: ParseLimits;
 }

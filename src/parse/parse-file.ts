@@ -7,7 +7,7 @@ import { isRecord } from '../model/guards.js';
 import { DEFAULT_LIMITS } from '../model/limits.js';
 import { expandedSize, findBoundViolations, firstAliasOffset } from './bounds.js';
 import type { SourceFile } from '../model/source-file.js';
-import { findDuplicateKeys, findUnrepresentableValues } from './duplicate-keys.js';
+import { findDuplicateKeys, findUnrepresentable } from './duplicate-keys.js';
 import { LazyLocator, Locator } from './locator.js';
 import { locateSyntaxError, sentence } from './syntax-error.js';
 
@@ -45,7 +45,7 @@ export function parseFile(source: SourceFile): ParseResult {
   const unbounded = findBoundViolations(doc, locator, source.path, limits);
   if (unbounded.length > 0) return { diagnostics: unbounded };
   // yaml compares keys by value, so `1` and `'1'` pass its check; as JSON property names they collide.
-  const unrepresentable = [...findDuplicateKeys(doc, locator, source.path), ...findUnrepresentableValues(doc, locator, source.path)];
+  const unrepresentable = findUnrepresentable(doc, locator, source.path);
   if (unrepresentable.length > 0) return { diagnostics: unrepresentable };
 
   // Aliases may repeat an anchor, never multiply the document: expanded, it stays within ten times what is written.
