@@ -9,10 +9,11 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `bin/knoc.js` (the compiled lib/) as a user would, with colour off. */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliRun {
+/** Runs `bin/knoc.js` (the compiled lib/) as a user would, with colour off; `cwd` is the folder it runs in. */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, cwd?: string): CliRun {
   const child = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), ...args], {
     encoding: 'utf8',
+    ...(cwd !== undefined ? { cwd } : {}),
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, ...env },
   });
   return { status: child.status, stdout: child.stdout, stderr: child.stderr };

@@ -1,0 +1,54 @@
+import { createDiagnostic } from '../../diagnostics/create.js';
+import { suggestClosest } from '../../diagnostics/suggest.js';
+import { loadFleet, type Fleet } from '../../query/load-fleet.js';
+import { choosePaint } from '../paint.js';
+import { renderStylish } from '../render/stylish.js';
+import { UsageError, isDirectory } from '../command.js';
+
+/** Options `knoc domains` and `knoc agents` share. */
+export const QUERY_OPTIONS = {
+  root: { type: 'string' },
+  out: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Help text for the shared options. */
+export const QUERY_HELP = `  --json       the answer as JSON on stdout
+  --root DIR   the repository (default: current directory)
+  --out DIR    the build's output folder, relative to the root (default: the
+               config's out, else dist)
+`;
+
+/** Where the answers come from, for the help texts. */
+export const QUERY_SOURCE = `Answers come from the index and cards the build wrote in dist/ when that
+build matches the sources byte for byte; otherwise the repository is compiled
+in memory (nothing is written) and a note on stderr says so.`;
+
+/** Loads the fleet for a query and says on stderr when it did not come from the build. */
+export async function loadFleetForQuery(values: { root?: string | undefined; out?: string | undefined }): Promise<Fleet> {
+  if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
+  const fleet = await loadFleet({ ...(values.root !== undefined ? { root: values.root } : {}), ...(values.out !== undefined ? { out: values.out } : {}) });
+  if (fleet.from === 'sources') {
+    const why = fleet.reason === 'stale' ? `${fleet.outDir}/ is older than the sources` : `${fleet.outDir}/ holds no build yet`;
+    const broken = fleet.errorCount > 0 ? `; the sources have ${fleet.errorCount} error${fleet.errorCount === 1 ? '' : 's'} (\`knoc check\`), so the answer may be incomplete` : '';
+    process.stderr.write(`note: ${why}, so this answer was compiled from the sources${broken}. Run \`knoc build\` to write the index.\n`);
+  }
+  return fleet;
+}
+
+/** Reports a domain slug the fleet does not have, with the nearest one; exit code 1. */
+export function reportUnknownDomain(slug: string, fleet: Fleet, label: string): void {
+  const known = Object.keys(fleet.domains);
+  const near = suggestClosest(slug, known);
+  const hint = near ? `Did you mean \`${near}\`? \`knoc domains\` lists every domain.` : known.length === 0 ? 'The repository has no perception domains yet; add one with `knoc new domain <slug>`.' : '`knoc domains` lists every domain.';
+  const diagnostic = { ...createDiagnostic('KNO8003', { slug }, { hint }), file: label };
+  process.stderr.write(`${renderStylish([diagnostic], () => undefined, choosePaint(process.stderr, process.env))}\n`);
+}
+
+/** Left-aligned columns, the last one free. */
+export function columns(rows: readonly (readonly string[])[]): string {
+  if (rows.length === 0) return '';
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
+}

@@ -1,0 +1,49 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_SCHEMA_DIR } from '../../editor/editor-schemas.js';
+import { writeEditorSchemas } from '../../editor/write-schemas.js';
+import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
+
+export const schemaCommand: Command = {
+  name: 'schema',
+  summary: 'write JSON Schemas of blueprints, domains and the config for editors',
+  help: `Usage: knoc schema [--out DIR] [--root DIR]
+
+Writes JSON Schemas (draft-07, the dialect YAML editors implement) for agent
+blueprints, perception domains and knoc.config.yaml, from the schemas the
+build uses (knoc's own, or the repository's specs/). The domain slugs in
+content/perception-domains/ become the allowed values of
+persona.perception.domains, so an editor completes them and marks a typo as
+you type; run it again after adding a domain by hand (knoc new does it for you).
+
+Files written, in DIR (default: ${DEFAULT_SCHEMA_DIR}, relative to the root):
+  agent-blueprint.schema.json, perception-domain.schema.json,
+  knoc.config.schema.json, and one per other spec name in specs/
+
+A .kno file picks its schema with a first line such as
+  # yaml-language-server: $schema=../../${DEFAULT_SCHEMA_DIR}/agent-blueprint.schema.json
+(knoc init and knoc new write it). VS Code setup: docs/editor.md.
+
+Options:
+  --out DIR    where to write, relative to the root (default: ${DEFAULT_SCHEMA_DIR})
+  --root DIR   the repository (default: current directory)
+
+Examples:
+  knoc schema
+  knoc schema --out schemas
+  knoc schema --root ./agents
+`,
+  run: runSchema,
+};
+
+async function runSchema(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...args], options: { out: { type: 'string' }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  if (values.help) return printHelp(schemaCommand);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\`; give the folder with --out`);
+  if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
+  if (values.out === '') throw new UsageError('--out needs a folder');
+  const report = await writeEditorSchemas(values.root ?? '.', values.out ?? DEFAULT_SCHEMA_DIR);
+  const changed = report.files.filter((f) => f.changed).length;
+  const lines = report.files.map((f) => `  ${f.path}  (${f.from}${f.changed ? '' : ', unchanged'})`);
+  process.stderr.write(`${plural(report.files.length, 'schema')} in ${report.dir}/, ${changed} changed; ${plural(report.domains.length, 'domain slug')} offered as completions\n${lines.join('\n')}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,45 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { surveyRepo, type RepoSurvey } from '../scaffold/survey-repo.js';
+import { DEFAULT_SCHEMA_DIR, editorSchemas } from './editor-schemas.js';
+
+/** What writing the editor schemas did. */
+export interface SchemaWriteReport {
+  /** The folder, relative to the root. */
+  dir: string;
+  /** Every schema file, relative to the root, and whether its bytes changed. */
+  files: { path: string; from: string; changed: boolean }[];
+  /** The domain slugs offered as completions. */
+  domains: string[];
+}
+
+/**
+ * Writes the editor schemas of a repository into `dir` (relative to the root;
+ * default .knoc/schemas). A file whose bytes are already right is left alone;
+ * each changed one is replaced atomically.
+ */
+export async function writeEditorSchemas(root: string, dir = DEFAULT_SCHEMA_DIR, survey?: RepoSurvey): Promise<SchemaWriteReport> {
+  const absoluteRoot = path.resolve(root);
+  const known = survey ?? (await surveyRepo(absoluteRoot));
+  const domains = [...known.domains.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const target = path.resolve(absoluteRoot, dir);
+  await mkdir(target, { recursive: true });
+  const files: SchemaWriteReport['files'] = [];
+  for (const schema of editorSchemas(known.specs, domains)) {
+    const file = path.join(target, schema.file);
+    const current = await readFile(file, 'utf8').catch(() => undefined);
+    const changed = current !== schema.text;
+    if (changed) {
+      const staged = `${file}.${randomUUID()}.tmp`;
+      await writeFile(staged, schema.text);
+      await rename(staged, file);
+    }
+    files.push({ path: relative(absoluteRoot, file), from: schema.from, changed });
+  }
+  return { dir: relative(absoluteRoot, target), files, domains };
+}
+
+function relative(root: string, file: string): string {
+  return (path.relative(root, file) || '.').split(path.sep).join('/');
+}

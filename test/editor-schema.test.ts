@@ -1,0 +1,79 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { runCli } from './support/run-cli.js';
+import { copyRepo, repoRoot } from './support/temp-repo.js';
+
+/** A plain draft-07 ajv, as an editor's YAML support validates: no knoc code involved. */
+function editorValidator(schemaFile: string) {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  const schema = JSON.parse(readFileSync(schemaFile, 'utf8'));
+  expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+  expect(ajv.validateSchema(schema), ajv.errorsText(ajv.errors)).toBe(true);
+  return ajv.compile(schema);
+}
+
+function errorsOf(validate: ReturnType<typeof editorValidator>, yamlText: string): Pick<ErrorObject, 'instancePath' | 'keyword' | 'params'>[] {
+  return validate(parse(yamlText)) ? [] : (validate.errors ?? []).map(({ instancePath, keyword, params }) => ({ instancePath, keyword, params }));
+}
+
+describe('knoc schema: JSON Schemas for editors', () => {
+  const root = copyRepo(repoRoot);
+  const run = runCli(['schema', '--root', root]);
+  const schemas = path.join(root, '.knoc/schemas');
+  const domains = readdirSync(path.join(root, 'content/perception-domains')).map((f) => f.replace(/\.kno$/, '')).sort();
+
+  it('writes draft-07 schemas for blueprints, domains and the config into .knoc/schemas/', () => {
+    expect(run.status).toBe(0);
+    expect(readdirSync(schemas).sort()).toEqual(['agent-blueprint.schema.json', 'knoc.config.schema.json', 'perception-domain.schema.json']);
+    expect(run.stderr).toContain(`3 schemas in .knoc/schemas/, 3 changed; ${domains.length} domain slugs offered as completions`);
+  });
+
+  it('offers every domain slug as an enum on persona.perception.domains', () => {
+    const schema = JSON.parse(readFileSync(path.join(schemas, 'agent-blueprint.schema.json'), 'utf8'));
+    expect(schema.definitions.persona.properties.perception.properties.domains.items.enum).toEqual(domains);
+  });
+
+  it('accepts every shipped blueprint, domain and the config, the way an editor would see them', () => {
+    const agent = editorValidator(path.join(schemas, 'agent-blueprint.schema.json'));
+    const domain = editorValidator(path.join(schemas, 'perception-domain.schema.json'));
+    const config = editorValidator(path.join(schemas, 'knoc.config.schema.json'));
+    for (const file of readdirSync(path.join(root, 'content/agent-blueprints'))) expect(errorsOf(agent, readFileSync(path.join(root, 'content/agent-blueprints', file), 'utf8')), file).toEqual([]);
+    for (const file of readdirSync(path.join(root, 'content/perception-domains'))) expect(errorsOf(domain, readFileSync(path.join(root, 'content/perception-domains', file), 'utf8')), file).toEqual([]);
+    expect(errorsOf(config, readFileSync(path.join(root, 'knoc.config.yaml'), 'utf8'))).toEqual([]);
+  });
+
+  it('flags a domain slug typo and a misspelled key in a blueprint, with the allowed values', () => {
+    const agent = editorValidator(path.join(schemas, 'agent-blueprint.schema.json'));
+    const text = readFileSync(path.join(root, 'content/agent-blueprints/schema-reviewer.kno'), 'utf8')
+      .replace('domains: [schemas, documentation]', 'domains: [scheams, documentation]')
+      .replace('purpose: |', 'purpse: |');
+    expect(errorsOf(agent, text)).toEqual([
+      { instancePath: '', keyword: 'additionalProperties', params: { additionalProperty: 'purpse' } },
+      { instancePath: '/persona/perception/domains/0', keyword: 'enum', params: { allowedValues: domains } },
+    ]);
+  });
+
+  it('flags a mistyped rule severity and an unknown key in knoc.config.yaml', () => {
+    const config = editorValidator(path.join(schemas, 'knoc.config.schema.json'));
+    expect(errorsOf(config, 'base_url: https://agents.example.org\nrules:\n  KNO3008: of\nfleet:\n  nmae: x\n')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ instancePath: '/fleet', keyword: 'additionalProperties', params: { additionalProperty: 'nmae' } }),
+        expect.objectContaining({ instancePath: '/rules/KNO3008', keyword: 'enum' }),
+      ]),
+    );
+  });
+
+  it('rewrites nothing when nothing changed, and writes to --out', () => {
+    const again = runCli(['schema', '--root', root]);
+    expect(again.status).toBe(0);
+    expect(again.stderr).toContain('3 schemas in .knoc/schemas/, 0 changed');
+    const out = runCli(['schema', '--root', root, '--out', 'editor/schemas']);
+    expect(out.status).toBe(0);
+    expect(readFileSync(path.join(root, 'editor/schemas/agent-blueprint.schema.json'), 'utf8')).toBe(readFileSync(path.join(schemas, 'agent-blueprint.schema.json'), 'utf8'));
+  });
+});

@@ -1,0 +1,90 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { getAgentsForDomain, getDomainsForAgent, loadDomainIndex, SERVICE_CLASS_URI } from '../src/index.js';
+import { runCli } from './support/run-cli.js';
+import { copyRepo, repoRoot } from './support/temp-repo.js';
+
+interface JsonAgent {
+  slug: string;
+  classes: string[];
+  classInferred: boolean;
+  domains: string[];
+}
+
+function cardOf(root: string, slug: string): { capabilities: { extensions?: { uri: string; params?: Record<string, unknown> }[] } } {
+  return JSON.parse(readFileSync(path.join(root, 'dist/agents', slug, '.well-known/agent-card.json'), 'utf8'));
+}
+
+describe('knoc domains and knoc agents (real processes)', () => {
+  const root = copyRepo(repoRoot);
+
+  it('answers from the sources, saying so, when dist/ holds no build yet', () => {
+    const run = runCli(['domains', '--root', root]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('note: dist/ holds no build yet, so this answer was compiled from the sources. Run `knoc build` to write the index.');
+    expect(run.stdout.split('\n')[0]).toMatch(/^DOMAIN +AGENTS$/);
+    expect(run.stdout).toMatch(/^schemas +2$/m);
+  });
+
+  it('answers from the index the build wrote, matching the library queries', async () => {
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const index = await loadDomainIndex(path.join(root, 'dist'));
+    const all = runCli(['domains', '--root', root, '--json']);
+    expect(all.status).toBe(0);
+    expect(all.stderr).toBe('');
+    expect(JSON.parse(all.stdout).domains).toEqual(Object.keys(index).sort().map((slug) => ({ slug, agents: getAgentsForDomain(index, slug) })));
+
+    const one = runCli(['domains', 'schemas', '--root', root]);
+    expect(one.status).toBe(0);
+    expect(one.stdout.split('\n').filter(Boolean).map((line) => line.split(/ {2,}/)[0])).toEqual(getAgentsForDomain(index, 'schemas'));
+    expect(one.stdout).toMatch(/^drift-sentinel +Drift Sentinel$/m);
+
+    const agents = runCli(['agents', '--root', root, '--json']);
+    const listed = JSON.parse(agents.stdout).agents as JsonAgent[];
+    for (const agent of listed) expect(agent.domains).toEqual(getDomainsForAgent(index, agent.slug));
+  });
+
+  it('filters agents by domain and by the class in each card\'s service-class extension', () => {
+    const run = runCli(['agents', '--root', root, '--domain', 'schemas', '--class', 'utility', '--json']);
+    expect(run.status).toBe(0);
+    const agents = JSON.parse(run.stdout).agents as JsonAgent[];
+    expect(agents.map((a) => a.slug)).toEqual(['drift-sentinel']);
+    expect(cardOf(root, 'drift-sentinel').capabilities.extensions?.find((e) => e.uri === SERVICE_CLASS_URI)?.params).toMatchObject({ class: 'utility' });
+
+    // The class comes from the card as built, so an inferred one counts as well, and is marked.
+    const file = path.join(root, 'dist/agents/schema-reviewer/.well-known/agent-card.json');
+    const card = cardOf(root, 'schema-reviewer');
+    const extension = card.capabilities.extensions!.find((e) => e.uri === SERVICE_CLASS_URI)!;
+    extension.params = { class: 'principal', inferred: true };
+    writeFileSync(file, JSON.stringify(card));
+    const principal = runCli(['agents', '--root', root, '--class', 'principal']);
+    expect(principal.status).toBe(0);
+    expect(principal.stdout).toMatch(/^schema-reviewer +principal \(inferred\) +Schema Reviewer +documentation, schemas$/m);
+  });
+
+  it('exits 1 for an unknown domain, with the nearest slug', () => {
+    for (const args of [['domains', 'scheams'], ['agents', '--domain', 'scheams']]) {
+      const run = runCli([...args, '--root', root]);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('KNO8003  Perception domain `scheams` does not exist, expected a slug from content/perception-domains/.');
+      expect(run.stderr).toContain('hint: Did you mean `schemas`?');
+      expect(run.stdout).toBe('');
+    }
+  });
+
+  it('is a usage error (exit 2) for an unknown service class, with a suggestion', () => {
+    const run = runCli(['agents', '--root', root, '--class', 'utilty']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('unknown service class `utilty`, expected one of ephemeral, principal, unknown, utility; did you mean `utility`?');
+  });
+
+  it('answers from the sources when they changed since the build', () => {
+    const file = path.join(root, 'content/agent-blueprints/release-herald.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/domains: \[([^\]]*)\]/, 'domains: [$1, schemas]'));
+    const run = runCli(['domains', 'schemas', '--root', root]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('note: dist/ is older than the sources, so this answer was compiled from the sources.');
+    expect(run.stdout).toMatch(/^release-herald +/m);
+  });
+});

@@ -1,0 +1,203 @@
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expectValidA2aCard } from './support/a2a-conformance.js';
+import { runCli } from './support/run-cli.js';
+import { makeTempDir, snapshotTree } from './support/temp-repo.js';
+
+const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+const STACK = /^\s+at .+:\d+:\d+\)?$/m;
+
+/** Builds a repository with the real CLI and checks every card it wrote against the A2A v1.0 schema. */
+function buildClean(root: string, warnings = 0): Record<string, unknown> {
+  const run = runCli(['build', '--root', root]);
+  expect(run.stderr).toMatch(new RegExp(`\\d+ agents?, \\d+ domains?, 0 errors, ${warnings} warnings? in \\d+ ms; wrote dist/`));
+  expect(run.status).toBe(0);
+  const dist = path.join(root, 'dist');
+  const cards = [...snapshotTree(dist).keys()].filter((p) => p.endsWith('agent-card.json'));
+  for (const card of cards) expectValidA2aCard(JSON.parse(readFileSync(path.join(dist, card), 'utf8')), card);
+  return JSON.parse(readFileSync(path.join(dist, 'index/perception-domains.json'), 'utf8')) as Record<string, unknown>;
+}
+
+function idOf(file: string): string {
+  return /^id: (\S+)/m.exec(readFileSync(file, 'utf8'))![1]!;
+}
+
+describe('knoc init (real processes in temp folders)', () => {
+  it('starts a repository in an empty folder that builds clean at once', () => {
+    const dir = makeTempDir();
+    const run = runCli(['init'], {}, dir);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('Created a knoc repository in this folder:');
+    expect([...snapshotTree(dir).keys()]).toEqual([
+      '.github/workflows/knoc.yml',
+      '.gitignore',
+      '.knoc/schemas/agent-blueprint.schema.json',
+      '.knoc/schemas/knoc.config.schema.json',
+      '.knoc/schemas/perception-domain.schema.json',
+      'content/agent-blueprints/feedback-summarizer.kno',
+      'content/perception-domains/customer-feedback.kno',
+      'knoc.config.yaml',
+      'package.json',
+    ]);
+    const agent = path.join(dir, 'content/agent-blueprints/feedback-summarizer.kno');
+    expect(readFileSync(agent, 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../../.knoc/schemas/agent-blueprint.schema.json');
+    expect(readFileSync(path.join(dir, 'knoc.config.yaml'), 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=.knoc/schemas/knoc.config.schema.json');
+    expect(idOf(agent)).toMatch(ULID);
+    expect(idOf(agent)).not.toBe(idOf(path.join(dir, 'content/perception-domains/customer-feedback.kno')));
+    expect(readFileSync(path.join(dir, '.github/workflows/knoc.yml'), 'utf8')).toContain('npx knoc check --format github');
+    expect(readFileSync(path.join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['dist/', 'node_modules/']));
+    expect(JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).devDependencies).toHaveProperty('knoc');
+
+    expect(buildClean(dir)).toEqual({ 'customer-feedback': ['feedback-summarizer'] });
+    expect(runCli(['check', '--root', dir, '--fail-severity', 'warning']).status).toBe(0);
+  });
+
+  it('creates a named folder, and two inits never share a ULID', () => {
+    const parent = makeTempDir();
+    expect(runCli(['init', 'one'], {}, parent).status).toBe(0);
+    expect(runCli(['init', 'two'], {}, parent).status).toBe(0);
+    const id = (name: string) => idOf(path.join(parent, name, 'content/agent-blueprints/feedback-summarizer.kno'));
+    expect(id('one')).not.toBe(id('two'));
+    buildClean(path.join(parent, 'two'));
+  });
+
+  it('joins a folder with unrelated files: appends to .gitignore, keeps package.json and README', () => {
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, '.gitignore'), '*.log\n');
+    writeFileSync(path.join(dir, 'package.json'), '{"name":"mine","private":true}\n');
+    writeFileSync(path.join(dir, 'README.md'), '# mine\n');
+    const run = runCli(['init', dir]);
+    expect(run.status).toBe(0);
+    expect(readFileSync(path.join(dir, '.gitignore'), 'utf8')).toBe('*.log\n\n# knoc: build output and the content-addressed cache\ndist/\nnode_modules/\n');
+    expect(readFileSync(path.join(dir, 'package.json'), 'utf8')).toBe('{"name":"mine","private":true}\n');
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('# mine\n');
+    expect(run.stderr).toContain('package.json (kept as it was; add knoc with `npm install --save-dev knoc`)');
+    buildClean(dir);
+  });
+
+  it.each([
+    ['knoc.config.yaml', 'base_url: https://example.org\n', 'KNO8004', '`knoc.config.yaml` already holds a knoc configuration'],
+    ['content/agent-blueprints/mine.kno', 'slug: mine\n', 'KNO8004', '`content/` already holds 1 .kno file'],
+    ['.github/workflows/knoc.yml', 'name: mine\n', 'KNO8001', '`.github/workflows/knoc.yml` already exists'],
+  ])('refuses a folder holding %s, writing nothing (exit 1)', (file, text, code, message) => {
+    const dir = makeTempDir();
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+    const before = snapshotTree(dir);
+    const run = runCli(['init', dir]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(code);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).toContain('knoc init wrote nothing');
+    expect(run.stderr).not.toMatch(STACK);
+    expect(snapshotTree(dir)).toEqual(before);
+  });
+
+  it('is a usage error (exit 2) when DIR is a file or more than one folder is named', () => {
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, 'file'), '');
+    expect(runCli(['init', path.join(dir, 'file')])).toMatchObject({ status: 2, stderr: expect.stringContaining('is a file, expected a folder') });
+    expect(runCli(['init', 'a', 'b'], {}, dir)).toMatchObject({ status: 2, stderr: expect.stringContaining('unexpected argument `b`') });
+  });
+});
+
+describe('knoc new (real processes in temp folders)', () => {
+  function initRepo(): string {
+    const dir = makeTempDir();
+    expect(runCli(['init', dir]).status).toBe(0);
+    return dir;
+  }
+
+  it('adds an agent, a domain and an agent perceiving both; each step builds clean with valid cards', () => {
+    const dir = initRepo();
+    const agent = runCli(['new', 'agent', 'drift-sentinel', '--root', dir]);
+    expect(agent.status).toBe(0);
+    expect(agent.stderr).toContain('Created content/agent-blueprints/drift-sentinel.kno');
+    const agentFile = path.join(dir, 'content/agent-blueprints/drift-sentinel.kno');
+    expect(readFileSync(agentFile, 'utf8')).toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/\.knoc\/schemas\/agent-blueprint\.schema\.json\n/);
+    expect(idOf(agentFile)).toMatch(ULID);
+    expect(buildClean(dir)).toEqual({ 'customer-feedback': ['feedback-summarizer'] });
+
+    const domain = runCli(['new', 'domain', 'api-surface', '--root', dir]);
+    expect(domain.status).toBe(0);
+    expect(domain.stderr).toContain('Created content/perception-domains/api-surface.kno');
+    expect(domain.stderr).toContain('Updated the editor schemas in .knoc/schemas/');
+    const schema = JSON.parse(readFileSync(path.join(dir, '.knoc/schemas/agent-blueprint.schema.json'), 'utf8'));
+    expect(JSON.stringify(schema)).toContain('"enum":["api-surface","customer-feedback"]');
+    // A domain no agent perceives yet builds, with the orphan warning that says so.
+    buildClean(dir, 1);
+
+    const both = runCli(['new', 'agent', 'contract-keeper', '--domains', 'api-surface,customer-feedback', '--root', dir]);
+    expect(both.status).toBe(0);
+    expect(readFileSync(path.join(dir, 'content/agent-blueprints/contract-keeper.kno'), 'utf8')).toContain('domains: [api-surface, customer-feedback]');
+    expect(buildClean(dir)).toEqual({ 'api-surface': ['contract-keeper'], 'customer-feedback': ['contract-keeper', 'feedback-summarizer'] });
+    const ids = readdirSync(path.join(dir, 'content/agent-blueprints')).map((f) => idOf(path.join(dir, 'content/agent-blueprints', f)));
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it('refuses to overwrite an existing file (exit 1), leaving it byte for byte', () => {
+    const dir = initRepo();
+    const file = path.join(dir, 'content/agent-blueprints/feedback-summarizer.kno');
+    const before = readFileSync(file);
+    const run = runCli(['new', 'agent', 'feedback-summarizer', '--root', dir]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('content/agent-blueprints/feedback-summarizer.kno  error  KNO8001  `content/agent-blueprints/feedback-summarizer.kno` already exists');
+    expect(run.stderr).not.toMatch(STACK);
+    expect(readFileSync(file)).toEqual(before);
+  });
+
+  it('refuses a slug that a file of another name already declares, pointing at it', () => {
+    const dir = initRepo();
+    const before = snapshotTree(path.join(dir, 'content'));
+    const run = runCli(['new', 'domain', 'customer-feedback', '--root', dir]);
+    expect(run.status).toBe(1);
+    // Same path: the file exists.
+    expect(run.stderr).toContain('KNO8001');
+    mkdirSync(path.join(dir, 'content/agent-blueprints/team'));
+    const nested = path.join(dir, 'content/agent-blueprints/team/summarizer.kno');
+    writeFileSync(nested, readFileSync(path.join(dir, 'content/agent-blueprints/feedback-summarizer.kno'), 'utf8').replace('slug: feedback-summarizer', 'slug: team-summarizer'));
+    const taken = runCli(['new', 'agent', 'team-summarizer', '--root', dir]);
+    expect(taken.status).toBe(1);
+    expect(taken.stderr).toMatch(/content\/agent-blueprints\/team\/summarizer\.kno:10:7 {2}error {2}KNO8002 {2}The agent slug `team-summarizer` is already used by `content\/agent-blueprints\/team\/summarizer\.kno`/);
+    expect(taken.stderr).toContain('> 10 | slug: team-summarizer');
+    expect(snapshotTree(path.join(dir, 'content/perception-domains'))).toEqual(new Map([...before].filter(([p]) => p.startsWith('perception-domains/')).map(([p, b]) => [p.slice('perception-domains/'.length), b])));
+  });
+
+  it('checks --domains before writing and suggests the nearest slug for a typo', () => {
+    const dir = initRepo();
+    const run = runCli(['new', 'agent', 'listener', '--domains', 'customer-feedbak,nowhere', '--root', dir]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('--domains  error  KNO8003  Perception domain `customer-feedbak` does not exist, expected a slug from content/perception-domains/.');
+    expect(run.stderr).toContain('hint: Did you mean `customer-feedback`?');
+    expect(run.stderr).toContain('--domains  error  KNO8003  Perception domain `nowhere` does not exist');
+    expect(run.stderr).toContain('hint: Create it first with `knoc new domain nowhere`');
+    expect(readdirSync(path.join(dir, 'content/agent-blueprints'))).toEqual(['feedback-summarizer.kno']);
+  });
+
+  it.each([
+    ['Drift_Sentinel', 'it has uppercase letters', 'Try `knoc new agent drift-sentinel`.'],
+    ['drift--sentinel', 'it has two hyphens in a row', 'Try `knoc new agent drift-sentinel`.'],
+    ['drift-', 'it starts or ends with a hyphen', 'Try `knoc new agent drift`.'],
+    ['drift.kno', 'it ends in `.kno`; give the slug alone', 'Try `knoc new agent drift`.'],
+    ['drift sentinel', 'it has characters other than lowercase letters, digits and hyphens', 'Try `knoc new agent drift-sentinel`.'],
+    ['x'.repeat(65), 'it is 65 characters long', `Try \`knoc new agent ${'x'.repeat(64)}\`.`],
+  ])('rejects the slug %j as a usage error (exit 2) saying what a good slug looks like', (slug, problem, suggestion) => {
+    const dir = makeTempDir();
+    const run = runCli(['new', 'agent', slug, '--root', dir]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`knoc: \`${slug}\` is not a valid slug: ${problem}. A slug is lowercase letters and digits separated by single hyphens, at most 64 characters, such as \`drift-sentinel\`. ${suggestion}`);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it.each([
+    [['new'], 'say what to create'],
+    [['new', 'skill', 'x'], 'cannot create `skill`, expected `agent` or `domain`'],
+    [['new', 'agent'], 'name the new agent'],
+    [['new', 'domain', 'x', '--domains', 'a'], '--domains goes with `knoc new agent`'],
+  ])('knoc %j is a usage error (exit 2)', (args, message) => {
+    const run = runCli(args, {}, makeTempDir());
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+});
