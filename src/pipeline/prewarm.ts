@@ -19,27 +19,36 @@ export async function prewarmCache(cache: BuildCache, content: readonly SourceFi
   const misses = content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) return 0;
   const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
-  const batches = Array.from({ length: Math.min(jobs, misses.length) }, (_, i) => misses.filter((_, j) => j % jobs === i));
-  const results = await Promise.all(batches.map((batch) => runWorker(setup, batch)));
-  batches.forEach((batch, b) =>
+  // Small batches from one queue: a worker that runs faster takes more, and no thread ever holds every result at once.
+  let next = 0;
+  const take = (): SourceFile[] => misses.slice(next, (next += BATCH));
+  const store = (batch: readonly SourceFile[], results: readonly FileAnalysis[]) =>
     batch.forEach((source, i) => {
       const key = analysisKey(source, schemaSetDigest);
-      cache.analyses.set(key, results[b]![i]!);
+      cache.analyses.set(key, results[i]!);
       cache.used.add(key);
-    }),
-  );
+    });
+  await Promise.all(Array.from({ length: Math.min(jobs, Math.ceil(misses.length / BATCH)) }, () => runWorker(setup, take, store)));
   cache.dirty = true;
   return misses.length;
 }
 
-function runWorker(setup: WorkerSetup, files: SourceFile[]): Promise<FileAnalysis[]> {
+/** Files per message to a worker. */
+const BATCH = 50;
+
+/** Runs one worker until the queue is empty. */
+function runWorker(setup: WorkerSetup, take: () => SourceFile[], store: (batch: readonly SourceFile[], results: readonly FileAnalysis[]) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerUrl, { workerData: setup });
-    worker.once('message', (results: FileAnalysis[]) => {
+    let batch = take();
+    worker.on('message', (results: FileAnalysis[]) => {
+      store(batch, results);
+      batch = take();
+      if (batch.length > 0) return worker.postMessage(batch);
       void worker.terminate();
-      resolve(results);
+      resolve();
     });
     worker.once('error', reject);
-    worker.postMessage(files);
+    worker.postMessage(batch);
   });
 }
