@@ -1,9 +1,10 @@
 // `knoc diff` against a real git repository: a base commit, then one change of
 // each kind in the working tree, compared by the real CLI in a child process.
-import { renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blueprintText, git, makeGitRepo, writeSources, type TestAgent } from './support/diff-repo.js';
+import { expectValidA2aCard } from './support/a2a-conformance.js';
 import { runCli } from './support/run-cli.js';
 import { makeTempDir } from './support/temp-repo.js';
 
@@ -137,6 +138,8 @@ describe('knoc diff --against a git ref (real git, real process)', () => {
     expect(alpha.find((c) => c.kind === 'narrowed-input-modes')!.message).toBe('The default input modes no longer include `application/json`.');
     // The acknowledgement that names no break is reported where it is written.
     expect(report.diagnostics).toEqual([expect.objectContaining({ code: 'KNO7020', file: 'knoc.config.yaml', pointer: '/acknowledged_breaks/1' })]);
+    // Both sides were compiled in memory: no output folder was written.
+    expect(existsSync(path.join(root, 'dist'))).toBe(false);
   });
 
   it('reads as a report grouped per agent, breaking changes first', () => {
@@ -286,6 +289,8 @@ describe('knoc diff --against a folder', () => {
     expect(runCli(['build', '--root', base]).status).toBe(0);
     const root = makeTempDir('knoc-diff-');
     writeSources(root, CHANGED, ACKNOWLEDGED);
+    const agents = path.join(base, 'dist/agents');
+    for (const slug of readdirSync(agents)) expectValidA2aCard(JSON.parse(readFileSync(path.join(agents, slug, '.well-known/agent-card.json'), 'utf8')), slug);
     const run = runCli(['diff', '--against', path.join(base, 'dist'), '--root', root, '--format', 'json']);
     expect(run.status).toBe(1);
     const report = JSON.parse(run.stdout) as JsonReport;
@@ -308,6 +313,13 @@ describe('knoc diff --against a folder', () => {
 });
 
 describe('knoc diff usage errors (exit 2)', () => {
+  it('documents itself in --help and in the command list', () => {
+    const help = runCli(['diff', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: knoc diff --against <git-ref|DIR>');
+    expect(runCli(['--help']).stdout).toMatch(/\n {2}diff {6}compare the cards/);
+  });
+
   it.each([
     ['no --against', [] as string[], 'name what to compare with: --against <git-ref|DIR>'],
     ['an unknown format', ['--against', 'HEAD', '--format', 'sarif'], 'unknown format `sarif`, expected one of stylish, json, github'],
