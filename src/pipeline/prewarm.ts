@@ -15,12 +15,14 @@ const workerUrl = new URL('../../lib/pipeline/analyze-worker.js', import.meta.ur
  * does not hold yet, and stores the results in the cache. compile() then finds
  * every analysis there, so its output cannot depend on how many jobs ran.
  */
-export async function prewarmCache(cache: BuildCache, content: readonly SourceFile[], specs: readonly Entity[], schemaSetDigest: string, jobs: number): Promise<number> {
+export async function prewarmCache(cache: BuildCache, content: readonly SourceFile[], specs: readonly Entity[], schemaSetDigest: string, jobs: number, onProgress?: (done: number) => void): Promise<number> {
   const misses = content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) return 0;
   const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
   const batches = Array.from({ length: Math.min(jobs, misses.length) }, (_, i) => misses.filter((_, j) => j % jobs === i));
-  const results = await Promise.all(batches.map((batch) => runWorker(setup, batch)));
+  let done = 0;
+  const progress = onProgress && ((count: number) => onProgress((done += count)));
+  const results = await Promise.all(batches.map((batch) => runWorker(setup, batch, progress)));
   batches.forEach((batch, b) =>
     batch.forEach((source, i) => {
       const key = analysisKey(source, schemaSetDigest);
@@ -32,14 +34,26 @@ export async function prewarmCache(cache: BuildCache, content: readonly SourceFi
   return misses.length;
 }
 
-function runWorker(setup: WorkerSetup, files: SourceFile[]): Promise<FileAnalysis[]> {
+/** Files per message when someone watches progress; otherwise each worker gets its whole batch at once. */
+const PROGRESS_CHUNK = 100;
+
+function runWorker(setup: WorkerSetup, files: SourceFile[], onChunk?: (count: number) => void): Promise<FileAnalysis[]> {
+  const chunks = onChunk ? Array.from({ length: Math.ceil(files.length / PROGRESS_CHUNK) }, (_, i) => files.slice(i * PROGRESS_CHUNK, (i + 1) * PROGRESS_CHUNK)) : [files];
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerUrl, { workerData: setup });
-    worker.once('message', (results: FileAnalysis[]) => {
-      void worker.terminate();
-      resolve(results);
+    const results: FileAnalysis[] = [];
+    let next = 0;
+    // The worker answers each message in order; the next chunk goes once the last came back.
+    worker.on('message', (answer: FileAnalysis[]) => {
+      results.push(...answer);
+      onChunk?.(answer.length);
+      if (++next < chunks.length) worker.postMessage(chunks[next]);
+      else {
+        void worker.terminate();
+        resolve(results);
+      }
     });
     worker.once('error', reject);
-    worker.postMessage(files);
+    worker.postMessage(chunks[0]);
   });
 }

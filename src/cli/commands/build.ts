@@ -5,6 +5,7 @@ import { build, type BuildResult } from '../../pipeline/build.js';
 import type { RebuildExplanation } from '../../pipeline/explain.js';
 import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
+import { createProgressBar, progressAllowed, renderPhaseTimings } from '../progress.js';
 import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
@@ -19,7 +20,8 @@ export const COMMON_OPTIONS = `  --root DIR              repository to compile (
   --max-warnings N        also fail when there are more than N warnings
   --baseline FILE         accepted findings (default: knoc-baseline.json when present)
   --update-baseline       record today's findings in the baseline file
-  -q, --quiet             report only what fails the run
+  -q, --quiet             report only what fails the run; no progress bar
+  --verbose               also print each phase's time and what came from the cache
   --cache-dir DIR         where parsed files are cached by content (default: node_modules/.cache/knoc)
   --no-cache              parse everything again and keep no cache
   -j, --jobs N            worker threads that parse and validate (default: the cores,
@@ -46,6 +48,7 @@ const buildOptions = {
   'key-id': { type: 'string' },
   jku: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
+  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -143,7 +146,12 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   if (values['sign-key'] === '') throw new UsageError('--sign-key needs the path of a private key file');
   if (values['key-id'] !== undefined && values['key-id'].trim() === '') throw new UsageError('--key-id must not be empty');
   if (values.jku !== undefined && !isHttpsUrl(values.jku)) throw new UsageError(`--jku must be an absolute https URL, got \`${values.jku}\``);
+  if (values.quiet && values.verbose) throw new UsageError('--quiet and --verbose ask for opposite things; pick one');
+  // A bar is for a person at a terminal: not with --quiet, not in CI, and not while a machine-readable report goes to stdout.
+  const machineStdout = formats.some((f) => f.path === undefined && f.name !== 'stylish');
+  const progress = !values.quiet && !machineStdout && progressAllowed(process.stderr, process.env) ? createProgressBar(process.stderr) : undefined;
   const result = await build({
+    ...(progress ? { onProgress: progress.update } : {}),
     write: command === 'build',
     ...(values['no-cache'] ? { cacheDir: false as const } : values['cache-dir'] !== undefined ? { cacheDir: values['cache-dir'] } : {}),
     ...(values.check ? { checkOutputs: true } : {}),
@@ -158,7 +166,9 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     ...(values['update-baseline'] ? { updateBaseline: true } : {}),
     ...(values['sign-key'] !== undefined ? { sign: { keyFile: values['sign-key'], ...(values['key-id'] !== undefined ? { keyId: values['key-id'] } : {}), ...(values.jku !== undefined ? { jku: values.jku } : {}) } } : {}),
   });
+  progress?.clear();
   await report(result, command, formats, { quiet: values.quiet === true, failSeverity, checkOutputs: values.check === true });
+  if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs, cacheNote(result, values['no-cache'] === true)));
   if (values.explain) process.stderr.write(renderExplanation(result.explanation, result.cacheMiss));
   return result.failed ? EXIT.findings : EXIT.ok;
 }
@@ -219,6 +229,13 @@ function renderExplanation(explanation: RebuildExplanation, cacheMiss: string | 
   }
   lines.push(`  ${unchanged} unchanged`);
   return `${lines.join('\n')}\n`;
+}
+
+function cacheNote(result: BuildResult, disabled: boolean): string {
+  if (disabled) return 'cache: off (--no-cache)';
+  const hits = result.cacheHits.size;
+  const dropped = result.cacheMiss && result.cacheMiss !== 'absent' ? `; the cache file was ${result.cacheMiss} and was dropped` : result.cacheMiss === 'absent' ? '; no cache file yet' : '';
+  return `cache: ${hits} input${hits === 1 ? '' : 's'} from the cache${dropped}`;
 }
 
 function relativeOut(result: BuildResult): string {
