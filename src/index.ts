@@ -9,5 +9,11 @@ export { PROVENANCE_URI, FLEET_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from './
 export { KNOC_VERSION } from './model/version.js';
 export { importCard, type ImportedBlueprint } from './import/import-card.js';
 export { importCards, type ImportOptions, type ImportResult, type WrittenBlueprint } from './import/import-cards.js';
+export { verifyOutput, type VerifyOptions, type VerifyResult, type CardReport } from './pipeline/verify-output.js';
+export { canonicalCardPayload, type CardReading } from './sign/canonical-card.js';
+export { signCard, type CardSignature } from './sign/sign-card.js';
+export { loadSigningKey, type CardSigner, type SigningAlgorithm } from './sign/signing-key.js';
+export { verifyCard, type CardVerdict, type SignatureVerdict, type VerificationKeys } from './sign/verify-card.js';
+export { inferServiceClass } from './project/infer-service-class.js';
 export { diff, type DiffOptions, type DiffResult } from './diff/diff.js';
 export { BREAKING_KINDS, SAFE_KINDS, type CardChange, type ChangeKind } from './diff/change.js';

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCorpus, writeCorpus } from '../bench/generate.js';
@@ -91,7 +92,9 @@ describe.skipIf(!hasScript)('progress bar on a real pseudo-terminal', () => {
   });
 
   it('counts files parsed in worker threads too', () => {
-    const run = runInTty(['check', '--root', root, '--no-cache', '--jobs', '2'], {});
+    const fresh = makeTempDir();
+    writeCorpus(fresh, generateCorpus({ n: 150, domains: 20 }));
+    const run = runInTty(['check', '--root', fresh, '--no-cache', '--jobs', '2'], {});
     expect(run.status).toBe(0);
     expect(run.output).toMatch(/parsing {4}\[#+\] 170\/170 files/);
   });
@@ -119,12 +122,14 @@ describe('--verbose and --quiet (real processes)', () => {
 
   it('--verbose adds each phase with its time and what came from the cache', () => {
     expect(runCli(['build', '--root', root]).status).toBe(0);
+    const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}# edited\n`);
     const run = runCli(['build', '--root', root, '--verbose']);
     expect(run.status).toBe(0);
     const [summary, ...phases] = run.stderr.trimEnd().split('\n');
-    expect(summary).toMatch(/^10 agents, 12 domains, 0 errors, 0 warnings in \d+ ms; wrote dist\/ \(0 changed/);
+    expect(summary).toMatch(/^10 agents, 12 domains, 0 errors, 0 warnings in \d+ ms; wrote dist\//);
     expect(phases.map((line) => line.trim().split(/ +/)[0])).toEqual(['discover', 'load', 'parse', 'resolve', 'project', 'pages', 'plan', 'write', 'cache:']);
-    const cached = /^ {2}parse +\d+ ms {2}0 parsed, (\d+) from cache$/m.exec(run.stderr);
+    const cached = /^ {2}parse +\d+ ms {2}1 parsed, (\d+) from cache$/m.exec(run.stderr);
     expect(Number(cached?.[1])).toBeGreaterThan(20);
     expect(run.stderr).toContain(`  cache: ${cached?.[1]} inputs from the cache\n`);
   });

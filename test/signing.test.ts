@@ -5,6 +5,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateAgentCardSignature, verifyAgentCardSignature } from '@a2a-js/sdk';
+import { calculateJwkThumbprint, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalCardPayload, emptyValuesSdksDrop } from '../src/sign/canonical-card.js';
 import { CARD_MESSAGES } from '../src/sign/proto-presence.js';
@@ -149,6 +150,18 @@ describe('knoc build --sign-key', () => {
     const verify = runCli(['verify', '--root', root, '--key', key().publicPem]);
     expect(verify.status, verify.stderr).toBe(0);
     expect(verify.stdout.split('\n').filter((l) => l.startsWith('valid '))).toHaveLength(cards.size);
+  });
+
+  it('takes the kid from a JWK key file, else the RFC 7638 thumbprint of the key', async () => {
+    const root = copyRepo(repoRoot);
+    const jwkFile = path.join(ed.dir, 'ed.jwk.json');
+    writeFileSync(jwkFile, JSON.stringify({ ...ed.privateKey.export({ format: 'jwk' }), kid: 'from-the-jwk' }));
+    expect(runCli(['build', '--root', root, '--sign-key', jwkFile]).status).toBe(0);
+    const fleet = cardsOf(path.join(root, 'dist')).get('.well-known/agent-card.json')!;
+    expect(headerOf((fleet.signatures as Json[])[0])).toEqual({ alg: 'EdDSA', typ: 'JOSE', kid: 'from-the-jwk' });
+    expect(runCli(['build', '--root', root, '--sign-key', ec.privatePem]).status).toBe(0);
+    const again = cardsOf(path.join(root, 'dist')).get('.well-known/agent-card.json')!;
+    expect(headerOf((again.signatures as Json[])[0]).kid).toBe(await calculateJwkThumbprint(ec.publicKey.export({ format: 'jwk' }) as JWK));
   });
 
   it('signs a card whose empty values the SDKs drop twice, once per reading, and both verifiers accept it', async () => {

@@ -21,10 +21,17 @@ export interface CachedCard {
   sha256: string;
 }
 
-/** A memo of analyses and cards keyed by content; in memory, loaded from and saved to disk at the edges. */
+/** A rendered page's hash and size, keyed by everything the page is made of; the text is rendered again only when it must be written. */
+export interface CachedPage {
+  sha256: string;
+  size: number;
+}
+
+/** A memo of analyses, cards and pages keyed by content; in memory, loaded from and saved to disk at the edges. */
 export interface BuildCache {
   analyses: Map<string, FileAnalysis>;
   cards: Map<string, CachedCard>;
+  pages: Map<string, CachedPage>;
   /** Keys read or written in this build, so that saving keeps only what is live. */
   used: Set<string>;
   /** True once this build stored something new: only then is the cache file rewritten. */
@@ -33,7 +40,7 @@ export interface BuildCache {
 
 /** An empty cache. */
 export function createBuildCache(): BuildCache {
-  return { analyses: new Map(), cards: new Map(), used: new Set() };
+  return { analyses: new Map(), cards: new Map(), pages: new Map(), used: new Set() };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { isRecord } from '../model/guards.js';
@@ -31,8 +31,8 @@ export async function loadCacheFile(dir: string): Promise<{ cache: BuildCache; m
   if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(MAGIC.length + 4, header))) return { cache: createBuildCache(), miss: 'corrupt' };
   try {
     const data: unknown = deserialize(payload);
-    if (!isRecord(data) || data.knoc !== knocBuildId() || !(data.analyses instanceof Map) || !(data.cards instanceof Map)) return { cache: createBuildCache(), miss: 'foreign' };
-    return { cache: { analyses: data.analyses, cards: data.cards, used: new Set() } };
+    if (!isRecord(data) || data.knoc !== knocBuildId() || !(data.analyses instanceof Map) || !(data.cards instanceof Map) || !(data.pages instanceof Map)) return { cache: createBuildCache(), miss: 'foreign' };
+    return { cache: { analyses: data.analyses, cards: data.cards, pages: data.pages, used: new Set() } };
   } catch {
     return { cache: createBuildCache(), miss: 'corrupt' };
   }
@@ -41,7 +41,7 @@ export async function loadCacheFile(dir: string): Promise<{ cache: BuildCache; m
 /** Saves the live entries of a cache atomically (write beside, then rename). */
 export async function saveCacheFile(dir: string, cache: BuildCache): Promise<void> {
   const live = <T>(map: Map<string, T>) => new Map([...map].filter(([key]) => cache.used.has(key)));
-  const payload = serialize({ knoc: knocBuildId(), analyses: live(cache.analyses), cards: live(cache.cards) });
+  const payload = serialize({ knoc: knocBuildId(), analyses: live(cache.analyses), cards: live(cache.cards), pages: live(cache.pages) });
   const header = Buffer.alloc(MAGIC.length + 4);
   MAGIC.copy(header);
   header.writeUInt32BE(FORMAT, MAGIC.length);
@@ -49,7 +49,13 @@ export async function saveCacheFile(dir: string, cache: BuildCache): Promise<voi
   await mkdir(dir, { recursive: true });
   const temp = path.join(dir, `.${FILE}.${randomBytes(6).toString('hex')}`);
   try {
-    await writeFile(temp, Buffer.concat([header, digest, payload]));
+    // Written in three parts: concatenating would copy the whole payload once more.
+    const file = await open(temp, 'w');
+    try {
+      await file.writev([header, digest, payload]);
+    } finally {
+      await file.close();
+    }
     await rename(temp, path.join(dir, FILE));
   } catch (error) {
     await rm(temp, { force: true });

@@ -2,8 +2,7 @@ import { catalogue } from '../diagnostics/catalogue.js';
 import { formatTemplate } from '../diagnostics/create.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { EXIT, UsageError } from './command.js';
-import { commands, findCommand } from './commands/index.js';
-import { topLevelHelp } from './help.js';
+import type { Command } from './command.js';
 
 export { EXIT } from './command.js';
 
@@ -28,6 +27,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 async function run(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const [{ commands, findCommand }, { topLevelHelp }] = await Promise.all([import('./commands/index.js'), import('./help.js')]);
     const topic = rest[0] === undefined ? undefined : findCommand(rest[0]);
     process.stdout.write(topic ? topic.help : topLevelHelp(commands));
     return EXIT.ok;
@@ -36,9 +36,18 @@ async function run(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${KNOC_VERSION}\n`);
     return EXIT.ok;
   }
-  const command = findCommand(name);
+  const command = await commandNamed(name);
   if (!command) throw new UsageError(`unknown command \`${name}\``);
   return command.run(rest);
+}
+
+/** The command called `name`; build and check are loaded alone, so a build with nothing to do starts fast. */
+async function commandNamed(name: string): Promise<Command | undefined> {
+  if (name === 'build' || name === 'check') {
+    const { buildCommand, checkCommand } = await import('./commands/build.js');
+    return name === 'build' ? buildCommand : checkCommand;
+  }
+  return (await import('./commands/index.js')).findCommand(name);
 }
 
 function isParseArgsError(error: unknown): boolean {

@@ -1,19 +1,15 @@
-import { readdir } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
 /** Every file below a folder, relative, forward slashes, sorted; empty when the folder does not exist. */
-export async function listFiles(dir: string, prefix = ''): Promise<string[]> {
+export async function listFiles(dir: string): Promise<string[]> {
   let entries;
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    // One synchronous walk: for tens of thousands of entries it is several times faster than a promise per folder.
+    entries = readdirSync(dir, { recursive: true, withFileTypes: true });
   } catch {
     return [];
   }
-  const files: string[] = [];
-  for (const entry of entries) {
-    const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-    if (entry.isDirectory()) files.push(...(await listFiles(path.join(dir, entry.name), relative)));
-    else files.push(relative);
-  }
+  const files = entries.filter((e) => !e.isDirectory()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
   return files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

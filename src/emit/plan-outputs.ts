@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
@@ -5,7 +6,7 @@ import type { Entity } from '../model/entity.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { HEADERS_PATH, projectHeaders } from '../project/project-headers.js';
 
-/** An output file before it is written: its bytes, their hash, and the inputs it came from. */
+/** An output file before it is written: its bytes (made on demand), their hash, and the inputs it came from. */
 export interface PlannedOutput {
   path: string;
   bytes: Buffer;
@@ -15,13 +16,18 @@ export interface PlannedOutput {
   inputs: string[];
 }
 
-/** What a projection asks to emit. */
-export interface OutputRequest {
+/** What a projection asks to emit: its text, or (when an earlier build rendered the same thing) its hash, size and a way to render it again. */
+export type OutputRequest = {
   path: string;
-  text: string;
-  /** sha256 of `text`, when already known. */
-  sha256?: string;
   inputs: readonly string[];
+} & ({ text: string; /** sha256 of `text`, when already known. */ sha256?: string } | { lazy: LazyText });
+
+/** Text known by its hash and size, rendered only when its bytes are needed (to write them, or to compare). */
+export interface LazyText {
+  sha256: string;
+  /** Length in UTF-8 bytes. */
+  size: number;
+  render(): string;
 }
 
 /** Manifest path inside the output folder. */
@@ -29,7 +35,7 @@ export const MANIFEST_PATH = 'manifest.json';
 
 /** Hashes every requested output and adds `manifest.json`, which records every output and input. */
 export function planOutputs(requests: readonly OutputRequest[], inputs: readonly Entity[], schemaSetDigest: string): PlannedOutput[] {
-  const content = requests.map((r) => plan(r.path, r.text, r.inputs, r.sha256));
+  const content = requests.map((r) => ('lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : plan(r.path, r.text, r.inputs, r.sha256)));
   const headers = plan(HEADERS_PATH, projectHeaders(content), content.flatMap((o) => o.inputs));
   const planned = [...content, headers].sort(byPath);
   planned.forEach((o, i) => {
@@ -48,8 +54,33 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
 }
 
 function plan(path: string, text: string, inputs: readonly string[], sha256?: string): PlannedOutput {
-  const bytes = Buffer.from(text, 'utf8');
-  return { path, bytes, sha256: sha256 ?? sha256Hex(bytes), size: bytes.length, inputs: [...new Set(inputs)].sort() };
+  // The text is kept and its bytes made when they are written or compared: one copy of each output in memory, not two.
+  return {
+    path,
+    sha256: sha256 ?? createHash('sha256').update(text, 'utf8').digest('hex'),
+    size: Buffer.byteLength(text, 'utf8'),
+    inputs: [...new Set(inputs)].sort(),
+    get bytes(): Buffer {
+      return Buffer.from(text, 'utf8');
+    },
+  };
+}
+
+function planLazy(path: string, lazy: LazyText, inputs: readonly string[]): PlannedOutput {
+  let bytes: Buffer | undefined;
+  return {
+    path,
+    sha256: lazy.sha256,
+    size: lazy.size,
+    inputs: [...new Set(inputs)].sort(),
+    get bytes(): Buffer {
+      if (bytes) return bytes;
+      bytes = Buffer.from(lazy.render(), 'utf8');
+      // Invariant: what is rendered now is what was hashed before, or the manifest would lie.
+      if (bytes.length !== lazy.size || sha256Hex(bytes) !== lazy.sha256) throw new Error(`rendering ${path} again gave other bytes than the cache recorded`);
+      return bytes;
+    },
+  };
 }
 
 function byPath(a: { path: string }, b: { path: string }): number {

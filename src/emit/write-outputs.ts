@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
@@ -22,10 +23,16 @@ const SUFFIX = /^[0-9a-f]{12}$/;
  * (unchanged files hard-linked, so their mtimes stay) and swapped in by rename.
  * When every byte is already in place, nothing is touched.
  */
-export async function writeOutputs(outDir: string, outputs: readonly PlannedOutput[], published?: ReadonlyMap<string, string>, mode: 'swap' | 'in-place' = 'swap'): Promise<WriteReport> {
+export async function writeOutputs(
+  outDir: string,
+  outputs: readonly PlannedOutput[],
+  published?: ReadonlyMap<string, string>,
+  mode: 'swap' | 'in-place' = 'swap',
+  intact?: ReadonlyMap<string, string>,
+): Promise<WriteReport> {
   const release = await acquirePublishLock(outDir);
   try {
-    return mode === 'in-place' && published ? await publishInPlace(outDir, outputs, published) : await publish(outDir, outputs);
+    return mode === 'in-place' && published ? await publishInPlace(outDir, outputs, published) : await publish(outDir, outputs, intact);
   } finally {
     await release();
   }
@@ -38,12 +45,13 @@ export async function writeOutputs(outDir: string, outputs: readonly PlannedOutp
  * files side by side, which `knoc verify` reports and the next build repairs.
  */
 async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[], published: ReadonlyMap<string, string>): Promise<WriteReport> {
+  await recoverJournal(outDir);
   const report: WriteReport = { written: [], unchanged: [], removed: [] };
   const planned = new Set(outputs.map((o) => o.path));
   const changed = outputs.filter((o) => published.get(o.path) !== o.sha256);
   const unchanged = outputs.filter((o) => published.get(o.path) === o.sha256);
   // A file the manifest vouches for must still be there at its size; if not, the folder was touched: rebuild it whole.
-  const intact = await Promise.all(unchanged.map((o) => hasBytes(path.join(outDir, o.path), o.bytes)));
+  const intact = await Promise.all(unchanged.map((o) => hasBytes(path.join(outDir, o.path), o)));
   if (intact.includes(false)) return publish(outDir, outputs);
   const order = [...changed.filter((o) => o.path !== MANIFEST), ...changed.filter((o) => o.path === MANIFEST)];
   for (const output of order) {
@@ -109,36 +117,126 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function publish(outDir: string, outputs: readonly PlannedOutput[]): Promise<WriteReport> {
+/**
+ * Publishes a complete tree. A small change (a few files written or removed
+ * in a large tree) goes through a journal; anything else is staged whole and
+ * swapped in. `intact` maps the files whose stamps
+ * prove them untouched since they were published to their sha256: those are
+ * not read again.
+ */
+async function publish(outDir: string, outputs: readonly PlannedOutput[], intact?: ReadonlyMap<string, string>): Promise<WriteReport> {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
+  await recoverJournal(outDir);
   await recoverInterruptedSwap(outDir);
   const existing = await listFiles(outDir);
   const report: WriteReport = { written: [], unchanged: [], removed: [] };
   const planned = new Set(outputs.map((o) => o.path));
   report.removed = existing.filter((p) => !planned.has(p));
   const same = new Set<string>();
-  await inParallel(outputs, async (output) => {
-    const file = path.join(outDir, output.path);
-    // Only bytes prove a file unchanged: a same-size edit in dist/ must be repaired, not linked into the new tree.
-    if (await hasBytes(file, output.bytes)) same.add(output.path);
-  });
+  // Synchronous file calls throughout: for thousands of small files they cost a fraction of the thread pool's round trips.
+  for (const output of outputs) {
+    if (intact?.get(output.path) === output.sha256) same.add(output.path);
+    // Otherwise only bytes prove a file unchanged: a same-size edit in dist/ must be repaired, not linked into the new tree.
+    else if (hasBytesSync(path.join(outDir, output.path), output)) same.add(output.path);
+  }
   for (const output of outputs) (same.has(output.path) ? report.unchanged : report.written).push(output.path);
   if (report.written.length === 0 && report.removed.length === 0) return report;
+  const changes = report.written.length + report.removed.length;
+  if (existing.length > 0 && changes * JOURNAL_SHARE <= outputs.length) {
+    await publishThroughJournal(outDir, outputs.filter((o) => !same.has(o.path)), report.removed);
+    return report;
+  }
 
   const stage = path.join(parent, `${STAGE}${name}-${randomBytes(6).toString('hex')}`);
   try {
     const targets = outputs.map((output) => ({ output, target: confined(stage, output.path) }));
     const dirs = [...new Set(targets.map((t) => path.dirname(t.target)))].sort();
     // Syscalls are independent and mostly waiting: issue them together rather than one by one.
-    await inParallel(dirs, (dir) => mkdir(dir, { recursive: true }));
-    await inParallel(targets, ({ output, target }) => (same.has(output.path) ? link(path.join(outDir, output.path), target) : writeFile(target, output.bytes)));
+    for (const dir of dirs) mkdirSync(dir, { recursive: true });
+    for (const { output, target } of targets) {
+      if (same.has(output.path)) linkSync(path.join(outDir, output.path), target);
+      else writeFileSync(target, output.bytes);
+    }
     await swapIn(stage, outDir);
   } catch (error) {
     await rm(stage, { recursive: true, force: true });
     throw error;
   }
   return report;
+}
+
+/** A change to at most one file in this many is published through a journal instead of a whole new tree. */
+const JOURNAL_SHARE = 8;
+const JOURNAL = '.knoc-journal-';
+
+/** What a committed journal says to do: files to move from the stage into place, files to remove. */
+interface Journal {
+  stage: string;
+  write: string[];
+  remove: string[];
+}
+
+/**
+ * Publishes a few changed files with the swap's guarantee, without copying the
+ * tree: the new files are staged beside the output folder, then a journal
+ * naming them is committed by rename (the commit point), then each is renamed
+ * into place, `manifest.json` last, and removed files are deleted. A build
+ * killed before the commit leaves the old tree; one killed after it leaves a
+ * journal that the next build completes first, so the folder ends as the
+ * complete new tree.
+ */
+async function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[]): Promise<void> {
+  const parent = path.dirname(outDir);
+  const name = path.basename(outDir);
+  const stageName = `${STAGE}${name}-${randomBytes(6).toString('hex')}`;
+  const stage = path.join(parent, stageName);
+  const journalFile = path.join(parent, `${JOURNAL}${name}`);
+  try {
+    const targets = changed.map((output) => ({ output, target: confined(stage, output.path) }));
+    for (const dir of [...new Set(targets.map((t) => path.dirname(t.target)))].sort()) mkdirSync(dir, { recursive: true });
+    for (const { output, target } of targets) writeFileSync(target, output.bytes);
+    const journal: Journal = { stage: stageName, write: [...changed.map((o) => o.path).filter((p) => p !== MANIFEST), ...changed.map((o) => o.path).filter((p) => p === MANIFEST)], remove: [...removed] };
+    const temp = `${journalFile}.${randomBytes(6).toString('hex')}`;
+    await writeFile(temp, JSON.stringify(journal));
+    await rename(temp, journalFile);
+  } catch (error) {
+    await rm(stage, { recursive: true, force: true });
+    throw error;
+  }
+  await applyJournal(outDir, journalFile);
+}
+
+/** Completes a committed journal: moves what is still staged into place, removes what it names, then forgets it. */
+async function applyJournal(outDir: string, journalFile: string): Promise<void> {
+  const journal = JSON.parse(await readFile(journalFile, 'utf8')) as Journal;
+  const stage = path.join(path.dirname(outDir), journal.stage);
+  // Removals first, so a path that turns from a file into a folder (or back) has room; manifest.json is the last rename.
+  for (const file of journal.remove) await removeWithEmptyParents(outDir, file);
+  for (const file of journal.write) {
+    const from = confined(stage, file);
+    const to = confined(outDir, file);
+    if (!(await exists(from))) continue;
+    await mkdir(path.dirname(to), { recursive: true });
+    await rename(from, to);
+  }
+  await rm(journalFile, { force: true });
+  await rm(stage, { recursive: true, force: true });
+}
+
+/** A build killed after committing a journal: finish what it started. An uncommitted one left only a stage, which the swap recovery removes. */
+async function recoverJournal(outDir: string): Promise<void> {
+  const journalFile = path.join(path.dirname(outDir), `${JOURNAL}${path.basename(outDir)}`);
+  if (await exists(journalFile)) await applyJournal(outDir, journalFile);
+}
+
+async function removeWithEmptyParents(outDir: string, file: string): Promise<void> {
+  const target = confined(outDir, file);
+  await rm(target, { force: true });
+  for (let dir = path.dirname(target); dir.startsWith(outDir + path.sep); dir = path.dirname(dir)) {
+    if ((await readdir(dir).catch(() => ['?'])).length > 0) break;
+    await rmdir(dir).catch(() => undefined);
+  }
 }
 
 async function swapIn(stage: string, outDir: string): Promise<void> {
@@ -182,23 +280,24 @@ function confined(root: string, relative: string): string {
   return target;
 }
 
-async function hasBytes(file: string, bytes: Buffer): Promise<boolean> {
+function hasBytesSync(file: string, output: PlannedOutput): boolean {
   try {
-    const info = await stat(file);
-    if (!info.isFile() || info.size !== bytes.length) return false;
-    return (await readFile(file)).equals(bytes);
+    const info = statSync(file, { throwIfNoEntry: false });
+    if (!info || !info.isFile() || info.size !== output.size) return false;
+    return readFileSync(file).equals(output.bytes);
   } catch {
     return false;
   }
 }
 
-/** Runs `task` over items with a bounded number in flight. */
-async function inParallel<T>(items: readonly T[], task: (item: T) => Promise<unknown>, limit = 64): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+async function hasBytes(file: string, output: PlannedOutput): Promise<boolean> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile() || info.size !== output.size) return false;
+    return (await readFile(file)).equals(output.bytes);
+  } catch {
+    return false;
+  }
 }
 
 async function exists(file: string): Promise<boolean> {

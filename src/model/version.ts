@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,6 +26,28 @@ function computeBuildId(): string {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else if (/\.(js|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) hash.update(entry.name).update(readFileSync(full));
+    }
+  };
+  walk(root);
+  return hash.digest('hex');
+}
+
+/**
+ * A digest of the stamps (name, size, times, inode) of knoc's own modules:
+ * changes whenever any of them is replaced, without reading them. The stat
+ * index uses it, since everything it trusts is a stamp.
+ */
+export function knocCodeStamp(): string {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const hash = createHash('sha256').update(KNOC_VERSION);
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/\.(js|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+        const info = lstatSync(full);
+        hash.update(`${entry.name}\u0000${info.size}\u0000${info.mtimeMs}\u0000${info.ctimeMs}\u0000${info.ino}\u0000`);
+      }
     }
   };
   walk(root);

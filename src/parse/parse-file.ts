@@ -5,7 +5,7 @@ import type { Entity, SchemaRef } from '../model/entity.js';
 import { digestOf } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
 import type { SourceFile } from '../model/source-file.js';
-import { findDuplicateKeys, findUnrepresentableValues } from './duplicate-keys.js';
+import { findDuplicateKeys, findUnrepresentable } from './duplicate-keys.js';
 import { LazyLocator, Locator } from './locator.js';
 import { locateSyntaxError, sentence } from './syntax-error.js';
 
@@ -37,7 +37,7 @@ export function parseFile(source: SourceFile): ParseResult {
   const diagnostics = yamlDiagnostics(doc, source, locator);
   if (diagnostics.length > 0) return { diagnostics };
   // yaml compares keys by value, so `1` and `'1'` pass its check; as JSON property names they collide.
-  const unrepresentable = [...findDuplicateKeys(doc, locator, source.path), ...findUnrepresentableValues(doc, locator, source.path)];
+  const unrepresentable = findUnrepresentable(doc, locator, source.path);
   if (unrepresentable.length > 0) return { diagnostics: unrepresentable };
 
   let data: unknown;

@@ -21,9 +21,11 @@ import { loadSigningKey } from '../sign/signing-key.js';
 import { PARALLEL_THRESHOLD, prewarmCache } from './prewarm.js';
 import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
+import { BASELINE_FILE, DEFAULT_CACHE_DIR, intactOutputs, recordUpToDate } from './up-to-date.js';
+import { stampOf } from '../model/file-stamp.js';
+import { sha256Hex } from '../model/digest.js';
 
-/** The baseline file's default name at the root. */
-export const BASELINE_FILE = 'knoc-baseline.json';
+export { BASELINE_FILE, DEFAULT_CACHE_DIR } from './up-to-date.js';
 
 /** Options for a build or a check. */
 export interface BuildOptions extends GateOptions {
@@ -66,9 +68,6 @@ export interface SignOptions {
   jku?: string;
 }
 
-/** The cache folder's default place, relative to the root. */
-export const DEFAULT_CACHE_DIR = 'node_modules/.cache/knoc';
-
 /** What a build found and did. */
 export interface BuildResult extends CompileResult {
   root: string;
@@ -95,6 +94,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
   const root = path.resolve(options.root ?? '.');
   const baselinePath = options.baseline ?? BASELINE_FILE;
+  // Stamped before it is read, like every input the stat index records.
+  const baselineStamp = stampOf(path.resolve(root, baselinePath));
   const [discovery, config, baselineRead] = await Promise.all([
     options.discovery ?? discover(root),
     readConfig(root),
@@ -122,6 +123,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     cache,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     prewarmed,
+    keepPages: options.memoryCache !== undefined,
     ...(signing && 'signer' in signing ? { signing } : {}),
     ...(config ? { config } : {}),
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
@@ -167,13 +169,34 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     try {
       options.onProgress?.({ phase: 'write', done: 0, total: 0 });
       phaseStart = performance.now();
-      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode);
+      const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
+      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact);
     } catch (error) {
       const detail = error instanceof Error && 'code' in error ? `${String(error.code)} (${error.message})` : String(error);
       diagnostics.push(createDiagnostic('KNO5001', { detail }, { file: path.relative(root, outDir) || '.' }));
     }
   }
   diagnostics.sort(compareDiagnostics);
+  const failed = failsGate(diagnostics, options);
+  if (written && !failed && cacheDir) {
+    try {
+      recordUpToDate({
+        options,
+        root,
+        discovery,
+        config,
+        baseline: { path: path.resolve(root, baselinePath), stamp: baselineStamp, ...(baselineText !== undefined ? { sha256: sha256Hex(baselineText) } : {}) },
+        outDir,
+        outputs: result.outputs,
+        diagnostics,
+        suppressed: result.suppressed.length,
+        agentCount: result.agentCount,
+        domainCount: result.domainCount,
+      });
+    } catch {
+      // The index only saves time; a build that cannot write it is still a good build.
+    }
+  }
   return {
     ...result,
     diagnostics,
@@ -181,7 +204,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     outDir,
     ...(written ? { written } : {}),
     ...(baselineWritten ? { baselineWritten } : {}),
-    failed: failsGate(diagnostics, options),
+    failed,
     discovery,
     explanation: explainRebuild(result.outputs, inputHashes(discovery, config), result.cacheHits, previous, written),
     ...(loaded?.miss ? { cacheMiss: loaded.miss } : {}),

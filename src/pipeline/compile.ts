@@ -37,6 +37,8 @@ export interface CompileInput {
   baseline?: { text: string; path: string };
   /** Analyses and cards from earlier builds, keyed by content; updated in place. */
   cache?: BuildCache;
+  /** Keep rendered agent pages in memory for the next compile in this process (watch mode). */
+  keepPages?: boolean;
   /** Paths whose analyses worker threads put in the cache for this build: parsed, not cache hits. */
   prewarmed?: ReadonlySet<string>;
   /** Sign every card (`knoc build --sign-key`). */
@@ -235,7 +237,8 @@ export function compile(input: CompileInput): CompileResult {
       agents: published.map((p) => ({ published: p, blueprint: blueprintOf.get(p.slug)! })),
       domains,
       domainIndex,
-      reuse: input.cache !== undefined,
+      reuse: input.keepPages === true,
+      ...(input.cache ? { cache: input.cache } : {}),
     }),
   );
   // Settings shape every output, so the config is an input of each.

@@ -19,41 +19,39 @@ export async function prewarmCache(cache: BuildCache, content: readonly SourceFi
   const misses = content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) return 0;
   const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
-  const batches = Array.from({ length: Math.min(jobs, misses.length) }, (_, i) => misses.filter((_, j) => j % jobs === i));
+  // Small batches from one queue: a worker that runs faster takes more, and no thread ever holds every result at once.
+  let next = 0;
+  const take = (): SourceFile[] => misses.slice(next, (next += BATCH));
   let done = 0;
-  const progress = onProgress && ((count: number) => onProgress((done += count)));
-  const results = await Promise.all(batches.map((batch) => runWorker(setup, batch, progress)));
-  batches.forEach((batch, b) =>
+  const store = (batch: readonly SourceFile[], results: readonly FileAnalysis[]) => {
     batch.forEach((source, i) => {
       const key = analysisKey(source, schemaSetDigest);
-      cache.analyses.set(key, results[b]![i]!);
+      cache.analyses.set(key, results[i]!);
       cache.used.add(key);
-    }),
-  );
+    });
+    onProgress?.((done += batch.length));
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, Math.ceil(misses.length / BATCH)) }, () => runWorker(setup, take, store)));
   cache.dirty = true;
   return misses.length;
 }
 
-/** Files per message when someone watches progress; otherwise each worker gets its whole batch at once. */
-const PROGRESS_CHUNK = 100;
+/** Files per message to a worker. */
+const BATCH = 50;
 
-function runWorker(setup: WorkerSetup, files: SourceFile[], onChunk?: (count: number) => void): Promise<FileAnalysis[]> {
-  const chunks = onChunk ? Array.from({ length: Math.ceil(files.length / PROGRESS_CHUNK) }, (_, i) => files.slice(i * PROGRESS_CHUNK, (i + 1) * PROGRESS_CHUNK)) : [files];
+/** Runs one worker until the queue is empty. */
+function runWorker(setup: WorkerSetup, take: () => SourceFile[], store: (batch: readonly SourceFile[], results: readonly FileAnalysis[]) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerUrl, { workerData: setup });
-    const results: FileAnalysis[] = [];
-    let next = 0;
-    // The worker answers each message in order; the next chunk goes once the last came back.
-    worker.on('message', (answer: FileAnalysis[]) => {
-      results.push(...answer);
-      onChunk?.(answer.length);
-      if (++next < chunks.length) worker.postMessage(chunks[next]);
-      else {
-        void worker.terminate();
-        resolve(results);
-      }
+    let batch = take();
+    worker.on('message', (results: FileAnalysis[]) => {
+      store(batch, results);
+      batch = take();
+      if (batch.length > 0) return worker.postMessage(batch);
+      void worker.terminate();
+      resolve();
     });
     worker.once('error', reject);
-    worker.postMessage(chunks[0]);
+    worker.postMessage(batch);
   });
 }

@@ -53,7 +53,8 @@ export async function verifyOutput(options: VerifyOptions = {}): Promise<VerifyR
   const diagnostics: Diagnostic[] = [];
   const keys = await loadKeys(options, diagnostics);
   const targets = options.targets ?? [];
-  const isFolder = targets.length === 0 || (targets.length === 1 && (await stat(path.resolve(targets[0]!)).then((s) => s.isDirectory(), () => false)));
+  // One target is a folder unless it names a JSON file: a missing folder is then reported as a missing manifest.
+  const isFolder = targets.length === 0 || (targets.length === 1 && (await stat(path.resolve(targets[0]!)).then((s) => s.isDirectory(), () => !targets[0]!.endsWith('.json'))));
   let outDir: string | undefined;
   let files = 0;
   let cardFiles: { label: string; file: string }[];

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,8 @@ export const TEMPLATES_DIR = fileURLToPath(new URL('../../templates/pages/', imp
 export interface PageTemplates {
   fleet: Handlebars.TemplateDelegate;
   agent: Handlebars.TemplateDelegate;
+  /** sha256 of every template and partial read, so rendered pages can be cached under it. */
+  digest: string;
 }
 
 let compiled: PageTemplates | undefined;
@@ -23,14 +26,22 @@ let compiled: PageTemplates | undefined;
 export function pageTemplates(dir = TEMPLATES_DIR): PageTemplates {
   if (compiled && dir === TEMPLATES_DIR) return compiled;
   const env = Handlebars.create();
+  const hash = createHash('sha256');
+  const read = (file: string) => {
+    const text = readFileSync(file, 'utf8');
+    hash.update(`${path.relative(dir, file)}\u0000${text}\u0000`);
+    return text;
+  };
   const partials = path.join(dir, 'partials');
   for (const file of readdirSync(partials).sort()) {
     const name = file.replace(/\.(hbs|css)$/, '');
-    env.registerPartial(name, readFileSync(path.join(partials, file), 'utf8'));
+    env.registerPartial(name, read(path.join(partials, file)));
   }
   env.registerHelper('eq', (a: unknown, b: unknown) => a === b);
-  const load = (name: string) => env.compile(readFileSync(path.join(dir, `${name}.hbs`), 'utf8'), { strict: true, preventIndent: true });
-  const templates = { fleet: load('fleet'), agent: load('agent') };
+  const load = (name: string) => env.compile(read(path.join(dir, `${name}.hbs`)), { strict: true, preventIndent: true });
+  const fleet = load('fleet');
+  const agent = load('agent');
+  const templates = { fleet, agent, digest: hash.digest('hex') };
   if (dir === TEMPLATES_DIR) compiled = templates;
   return templates;
 }

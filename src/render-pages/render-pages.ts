@@ -1,3 +1,4 @@
+import { recall, remember, type BuildCache } from '../cache/analysis-cache.js';
 import type { OutputRequest } from '../emit/plan-outputs.js';
 import { sha256Hex } from '../model/digest.js';
 import type { Entity } from '../model/entity.js';
@@ -29,6 +30,8 @@ export interface PagesInput {
   domainIndex: DomainIndex;
   /** Reuse agent pages rendered earlier in this process from the same data (builds with a cache); off, every page is rendered afresh. */
   reuse?: boolean;
+  /** Hashes of agent pages earlier builds rendered: a page found there is rendered again only if its bytes are needed. */
+  cache?: BuildCache;
 }
 
 /**
@@ -59,14 +62,25 @@ export function renderPages(input: PagesInput): OutputRequest[] {
     // An agent page is a function of its card, its blueprint, its domains' titles and the fleet's name:
     // in watch mode an edit re-renders only the pages whose inputs changed.
     const key = JSON.stringify([published.sha256, blueprint.digest, perceived.map((d) => [d, titles.get(d)]), site.fleetName]);
-    let rendered = input.reuse ? agentPages.get(key) : undefined;
-    if (!rendered) {
-      const text = templates.agent({ site, agent: viewAgent(published, blueprint, titles, perceived) });
-      rendered = { text, sha256: sha256Hex(text) };
-      if (agentPages.size >= MAX_REMEMBERED) agentPages.clear();
-      agentPages.set(key, rendered);
+    const render = () => templates.agent({ site, agent: viewAgent(published, blueprint, titles, perceived) });
+    const inputs = [blueprint.source.path, ...perceived.flatMap((d) => domainSource.get(d) ?? [])];
+    const path = agentPagePathOf(published.slug);
+    const rendered = input.reuse ? agentPages.get(key) : undefined;
+    // The templates and knoc's build are part of the key: the cache file is dropped whenever knoc's code changes.
+    const cacheKey = input.cache ? sha256Hex(`page\u0000${templates.digest}\u0000${key}`) : undefined;
+    const known = cacheKey ? recall(input.cache, (c) => c.pages, cacheKey) : undefined;
+    if (!rendered && known) {
+      pages.push({ path, lazy: { ...known, render }, inputs });
+      continue;
     }
-    pages.push({ path: agentPagePathOf(published.slug), ...rendered, inputs: [blueprint.source.path, ...perceived.flatMap((d) => domainSource.get(d) ?? [])] });
+    const text = rendered?.text ?? render();
+    const page = rendered ?? { text, sha256: sha256Hex(text) };
+    if (!rendered && input.reuse) {
+      if (agentPages.size >= MAX_REMEMBERED) agentPages.clear();
+      agentPages.set(key, page);
+    }
+    if (cacheKey && !known) remember(input.cache, (c) => c.pages, cacheKey, { sha256: page.sha256, size: Buffer.byteLength(page.text, 'utf8') });
+    pages.push({ path, ...page, inputs });
   }
   return pages;
 }

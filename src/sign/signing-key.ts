@@ -31,13 +31,20 @@ export function loadSigningKey(text: string, options: { kid?: string; jku?: stri
     return `it is ${article(key.asymmetricKeyType ?? 'unknown')} ${key.asymmetricKeyType ?? 'unknown'}${curve ? ` (${curve})` : ''} key, and knoc signs with ES256 (an EC P-256 key) or EdDSA (an Ed25519 key)`;
   }
   const publicKey = createPublicKey(key);
-  return { key, alg, publicKey, kid: options.kid ?? jwkThumbprint(publicKey), ...(options.jku !== undefined ? { jku: options.jku } : {}) };
+  return { key, alg, publicKey, kid: options.kid ?? jwkKid(text) ?? jwkThumbprint(publicKey), ...(options.jku !== undefined ? { jku: options.jku } : {}) };
 }
 
 function parseKey(text: string): KeyObject {
   const trimmed = text.trim();
   if (trimmed.startsWith('{')) return createPrivateKey({ key: JSON.parse(trimmed) as JsonWebKey, format: 'jwk' });
   return createPrivateKey({ key: text, format: 'pem' });
+}
+
+/** The `kid` a private JWK names for itself, if the key file is one. */
+function jwkKid(text: string): string | undefined {
+  if (!text.trim().startsWith('{')) return undefined;
+  const kid = (JSON.parse(text) as { kid?: unknown }).kid;
+  return typeof kid === 'string' && kid !== '' ? kid : undefined;
 }
 
 function describeKeyError(text: string, error: unknown): string {

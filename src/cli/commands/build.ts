@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { build, type BuildResult } from '../../pipeline/build.js';
+import type { BuildOptions, BuildResult } from '../../pipeline/build.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { upToDate } from '../../pipeline/up-to-date.js';
 import type { RebuildExplanation } from '../../pipeline/explain.js';
 import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
@@ -150,8 +152,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   // A bar is for a person at a terminal: not with --quiet, not in CI, and not while a machine-readable report goes to stdout.
   const machineStdout = formats.some((f) => f.path === undefined && f.name !== 'stylish');
   const progress = !values.quiet && !machineStdout && progressAllowed(process.stderr, process.env) ? createProgressBar(process.stderr) : undefined;
-  const result = await build({
-    ...(progress ? { onProgress: progress.update } : {}),
+  const options: BuildOptions = {
     write: command === 'build',
     ...(values['no-cache'] ? { cacheDir: false as const } : values['cache-dir'] !== undefined ? { cacheDir: values['cache-dir'] } : {}),
     ...(values.check ? { checkOutputs: true } : {}),
@@ -165,15 +166,57 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
     ...(values['update-baseline'] ? { updateBaseline: true } : {}),
     ...(values['sign-key'] !== undefined ? { sign: { keyFile: values['sign-key'], ...(values['key-id'] !== undefined ? { keyId: values['key-id'] } : {}), ...(values.jku !== undefined ? { jku: values.jku } : {}) } } : {}),
-  });
+  };
+  // Nothing changed since the last clean build: report what it reported, without loading the compiler.
+  const done = await upToDate(options);
+  if (done) {
+    const { report: recorded } = done;
+    await report(
+      { ...done, failed: false, suppressed: recorded.suppressed, agentCount: recorded.agentCount, domainCount: recorded.domainCount, written: { written: 0, unchanged: recorded.outputCount, removed: 0 }, sources: done.source },
+      command,
+      formats,
+      { quiet: values.quiet === true, failSeverity },
+    );
+    if (values.verbose) process.stderr.write(`  up to date: no input, setting or output changed since the last build, so nothing was parsed or written\n`);
+    if (values.explain) process.stderr.write('Up to date: no input, setting or output changed since the last build (each checked by size, times and inode), so nothing was parsed or written.\n');
+    return EXIT.ok;
+  }
+  // The compiler (yaml, ajv, handlebars) is loaded only when there is something to compile.
+  const { build } = await import('../../pipeline/build.js');
+  const built = await build({ ...options, ...(progress ? { onProgress: progress.update } : {}) });
   progress?.clear();
+  const { written, ...rest } = built;
+  const result: Reported = {
+    ...rest,
+    suppressed: built.suppressed.length,
+    ...(written ? { written: { written: written.written.length, unchanged: written.unchanged.length, removed: written.removed.length } } : {}),
+    sources: (file) => built.sources.get(file),
+  };
   await report(result, command, formats, { quiet: values.quiet === true, failSeverity, checkOutputs: values.check === true });
-  if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs, cacheNote(result, values['no-cache'] === true)));
-  if (values.explain) process.stderr.write(renderExplanation(result.explanation, result.cacheMiss));
+  if (values.verbose) process.stderr.write(renderPhaseTimings(built.phaseMs, cacheNote(built, values['no-cache'] === true)));
+  if (values.explain) process.stderr.write(renderExplanation(built.explanation, built.cacheMiss));
   return result.failed ? EXIT.findings : EXIT.ok;
 }
 
-async function report(result: BuildResult, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning'; checkOutputs?: boolean }): Promise<void> {
+/** What a run reports, whether it compiled or found everything already built. */
+interface Reported {
+  diagnostics: Diagnostic[];
+  errorCount: number;
+  warningCount: number;
+  /** How many findings inline comments or the baseline silenced. */
+  suppressed: number;
+  failed: boolean;
+  agentCount: number;
+  domainCount: number;
+  durationMs: number;
+  root: string;
+  outDir: string;
+  written?: { written: number; unchanged: number; removed: number };
+  baselineWritten?: string;
+  sources(file: string): string | undefined;
+}
+
+async function report(result: Reported, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning'; checkOutputs?: boolean }): Promise<void> {
   // Quiet shows what fails the run: errors, and warnings too when the warning gate is what failed it.
   const warningsFail = result.failed && result.errorCount === 0;
   const diagnostics = options.quiet ? result.diagnostics.filter((d) => d.severity === 'error' || (warningsFail && d.severity === 'warning')) : result.diagnostics;
@@ -184,12 +227,12 @@ async function report(result: BuildResult, command: 'build' | 'check', formats: 
       errors: result.errorCount,
       warnings: result.warningCount,
       infos: result.diagnostics.filter((d) => d.severity === 'info').length,
-      suppressed: result.suppressed.length,
+      suppressed: result.suppressed,
       failed: result.failed,
     },
     failSeverity: options.failSeverity,
   };
-  const sources = (file: string) => result.sources.get(file);
+  const sources = (file: string) => result.sources(file);
   for (const format of formats) {
     if (format.path === undefined) {
       const stream = format.name === 'stylish' ? process.stderr : process.stdout;
@@ -202,14 +245,14 @@ async function report(result: BuildResult, command: 'build' | 'check', formats: 
   }
   const paint = choosePaint(process.stderr, process.env);
   const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
-  const suppressed = result.suppressed.length > 0 ? ` (${result.suppressed.length} suppressed)` : '';
+  const suppressed = result.suppressed > 0 ? ` (${result.suppressed} suppressed)` : '';
   const outcome =
     command === 'check'
       ? 'checked'
       : options.checkOutputs
         ? result.failed ? 'output is stale' : 'output is up to date'
         : result.written
-        ? `wrote ${relativeOut(result)} (${result.written.written.length} changed, ${result.written.unchanged.length} unchanged, ${result.written.removed.length} removed)`
+        ? `wrote ${relativeOut(result)} (${result.written.written} changed, ${result.written.unchanged} unchanged, ${result.written.removed} removed)`
         : `nothing written`;
   const baseline = result.baselineWritten ? `; baseline written to ${result.baselineWritten}` : '';
   const line = `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${outcome}${baseline}`;
@@ -238,7 +281,7 @@ function cacheNote(result: BuildResult, disabled: boolean): string {
   return `cache: ${hits} input${hits === 1 ? '' : 's'} from the cache${dropped}`;
 }
 
-function relativeOut(result: BuildResult): string {
+function relativeOut(result: Pick<Reported, 'root' | 'outDir'>): string {
   const relative = result.outDir.startsWith(result.root + '/') ? result.outDir.slice(result.root.length + 1) : result.outDir;
   return `${relative}/`;
 }

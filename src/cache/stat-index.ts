@@ -1,0 +1,169 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { listingOf, type FileStamp } from '../model/file-stamp.js';
+import { isRecord } from '../model/guards.js';
+import { knocCodeStamp } from '../model/version.js';
+
+const MAGIC = Buffer.from('KNOCSTAT');
+const FORMAT = 1;
+const FILE = 'index.bin';
+
+/** One path the index vouches for: its stamp (null: absent) and the sha256 of a file's bytes or of a folder's listing. */
+export interface StampedPath {
+  /** Absolute path. */
+  path: string;
+  stamp: FileStamp | null;
+  sha256?: string;
+}
+
+/** What a clean build reported, to be reported again when nothing it read or wrote has changed. */
+export interface RecordedReport {
+  diagnostics: Diagnostic[];
+  suppressed: number;
+  agentCount: number;
+  domainCount: number;
+  /** How many files the output folder holds. */
+  outputCount: number;
+  outDir: string;
+  /** Absolute path of each file a diagnostic names, for code frames. */
+  files: Record<string, string>;
+}
+
+/**
+ * The stat index: every input, folder and output of the last published build
+ * with its stamp, plus that build's report. Like git's index, it lets a build
+ * with nothing changed finish after `lstat`s alone; unlike a cache entry it is
+ * never the truth about content, only a proof that content is as recorded.
+ */
+export interface StatIndex {
+  /** The build options that shaped the outputs (see `indexKey`). */
+  key: string;
+  entries: StampedPath[];
+  report: RecordedReport;
+}
+
+/** Writes the index atomically into the cache folder; a failure only costs the next build its shortcut. */
+export function saveStatIndex(dir: string, index: StatIndex): void {
+  // Columns, not objects: one string of paths and one array of numbers load in a few milliseconds.
+  const { paths, numbers, sha256 } = toColumns(index.entries);
+  const payload = serialize({ knoc: knocCodeStamp(), key: index.key, paths: paths.join('\u0000'), sha256: sha256.join('\u0000'), numbers, report: index.report });
+  const header = Buffer.alloc(MAGIC.length + 4);
+  MAGIC.copy(header);
+  header.writeUInt32BE(FORMAT, MAGIC.length);
+  const digest = createHash('sha256').update(payload).digest();
+  mkdirSync(dir, { recursive: true });
+  const temp = path.join(dir, `.${FILE}.${randomBytes(6).toString('hex')}`);
+  try {
+    writeFileSync(temp, Buffer.concat([header, digest, payload]));
+    renameSync(temp, path.join(dir, FILE));
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Removes the index, so no later build trusts stamps from before a change this build made. */
+export function dropStatIndex(dir: string): void {
+  rmSync(path.join(dir, FILE), { force: true });
+}
+
+/** A loaded index, kept in columns: five numbers per path (size, mtime, ctime, inode, folder; -1 when absent). */
+export interface LoadedStatIndex {
+  paths: string[];
+  numbers: Float64Array;
+  sha256: string[];
+  report: RecordedReport;
+  /** The index file's own mtime: any stamp not older than this is "racily clean". */
+  writtenMs: number;
+}
+
+/**
+ * Loads the index and the time it was written. Undefined when absent,
+ * damaged, written by another build of knoc, or made with other options;
+ * with no key, any index that is whole (its stamps are facts whoever wrote them).
+ */
+export function loadStatIndex(dir: string, key: string | undefined): LoadedStatIndex | undefined {
+  const file = path.join(dir, FILE);
+  let bytes: Buffer;
+  let writtenMs: number;
+  try {
+    writtenMs = statSync(file).mtimeMs;
+    bytes = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  const header = MAGIC.length + 4 + 32;
+  if (bytes.length < header || !bytes.subarray(0, MAGIC.length).equals(MAGIC) || bytes.readUInt32BE(MAGIC.length) !== FORMAT) return undefined;
+  const payload = bytes.subarray(header);
+  if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(MAGIC.length + 4, header))) return undefined;
+  let data: unknown;
+  try {
+    data = deserialize(payload);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(data) || (key !== undefined && data.key !== key) || typeof data.paths !== 'string' || typeof data.sha256 !== 'string' || !(data.numbers instanceof Float64Array) || !isRecord(data.report)) return undefined;
+  if (key !== undefined && data.knoc !== knocCodeStamp()) return undefined;
+  const paths = data.paths.split('\u0000');
+  const sha256 = data.sha256.split('\u0000');
+  if (sha256.length !== paths.length || data.numbers.length !== paths.length * 5) return undefined;
+  return { paths, numbers: data.numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs };
+}
+
+/** Entries as columns, the form `unchangedSince` checks. */
+export function toColumns(entries: readonly StampedPath[]): Pick<LoadedStatIndex, 'paths' | 'numbers' | 'sha256'> {
+  const numbers = new Float64Array(entries.length * 5);
+  entries.forEach(({ stamp }, i) => numbers.set(stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dir ? 1 : 0] : [-1, -1, -1, -1, -1], i * 5));
+  return { paths: entries.map((e) => e.path), numbers, sha256: entries.map((e) => e.sha256 ?? '') };
+}
+
+/**
+ * Whether the recorded paths from `start` to `end` are as recorded: same
+ * presence, size, times, inode and kind. A path whose recorded times are not
+ * older than the index (it may have changed again in the same clock tick) is
+ * proven by content: a file's bytes, a folder's entry names.
+ */
+export function unchangedSince(index: Pick<LoadedStatIndex, 'paths' | 'numbers' | 'sha256'>, writtenMs: number, start = 0, end = index.paths.length): boolean {
+  const { paths, numbers, sha256 } = index;
+  for (let i = start; i < end; i++) {
+    const at = i * 5;
+    const info = lstatSync(paths[i]!, { throwIfNoEntry: false });
+    if (numbers[at]! < 0 || !info) {
+      if ((numbers[at]! < 0) !== !info) return false;
+      continue;
+    }
+    const dir = numbers[at + 4] === 1;
+    if (info.size !== numbers[at] || info.mtimeMs !== numbers[at + 1] || info.ctimeMs !== numbers[at + 2] || info.ino !== numbers[at + 3] || info.isDirectory() !== dir) return false;
+    if (Math.max(numbers[at + 1]!, numbers[at + 2]!) < writtenMs) continue;
+    const expected = sha256[i];
+    if (!expected) return false;
+    if (dir) {
+      if (listingOf(paths[i]!) !== expected) return false;
+      continue;
+    }
+    try {
+      if (createHash('sha256').update(readFileSync(paths[i]!)).digest('hex') !== expected) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The index's paths below `folder` whose stamps still hold (none racily clean), relative, with their recorded sha256. */
+export function intactBelow(index: LoadedStatIndex, folder: string): Map<string, string> {
+  const intact = new Map<string, string>();
+  const prefix = folder + path.sep;
+  for (let i = 0; i < index.paths.length; i++) {
+    const file = index.paths[i]!;
+    const at = i * 5;
+    if (!file.startsWith(prefix) || !index.sha256[i] || index.numbers[at + 4] === 1 || Math.max(index.numbers[at + 1]!, index.numbers[at + 2]!) >= index.writtenMs) continue;
+    const info = lstatSync(file, { throwIfNoEntry: false });
+    if (!info || info.size !== index.numbers[at] || info.mtimeMs !== index.numbers[at + 1] || info.ctimeMs !== index.numbers[at + 2] || info.ino !== index.numbers[at + 3] || !info.isFile()) continue;
+    intact.set(file.slice(prefix.length).split(path.sep).join('/'), index.sha256[i]!);
+  }
+  return intact;
+}

@@ -1,0 +1,174 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { intactBelow, loadStatIndex, saveStatIndex, unchangedSince, type RecordedReport, type StampedPath } from '../cache/stat-index.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Discovery } from '../discover/discover.js';
+import type { FileStamp } from '../model/file-stamp.js';
+import { listingOf, stampOf } from '../model/file-stamp.js';
+import type { SourceFile } from '../model/source-file.js';
+import type { BuildOptions } from './build.js';
+import { failsGate } from './gate.js';
+
+/** The baseline file's default name at the root. */
+export const BASELINE_FILE = 'knoc-baseline.json';
+
+/** The cache folder's default place, relative to the root. */
+export const DEFAULT_CACHE_DIR = 'node_modules/.cache/knoc';
+
+/** The config file's name at the root (the same as load-config's, which this module must not load). */
+const CONFIG_FILE = 'knoc.config.yaml';
+
+/** Options that change how a run is reported or how fast it goes, never what it produces. */
+const REPORTING_ONLY = new Set(['root', 'cacheDir', 'failSeverity', 'maxWarnings', 'jobs', 'write']);
+
+/**
+ * Options whose whole effect on the outputs is their value, so the key can
+ * hold them. Any other option (one that names a file whose content matters,
+ * such as a signing key) makes a build run in full.
+ */
+const KEYED = new Set(['out', 'baseUrl', 'baseline', 'publishMode']);
+
+/** A build that proved itself already done: the report of the build that published the output folder. */
+export interface UpToDate {
+  report: RecordedReport;
+  root: string;
+  outDir: string;
+  diagnostics: Diagnostic[];
+  errorCount: number;
+  warningCount: number;
+  durationMs: number;
+  /** Source text of a file a diagnostic names, read when a code frame needs it. */
+  source(file: string): string | undefined;
+}
+
+/**
+ * The key of the options a recorded build ran with, or undefined when a build
+ * with these options must always run in full: it does more than publish
+ * (checks, explains, verifies, writes a baseline), or it brings its own state
+ * (watch mode), or it keeps no cache.
+ */
+export function indexKey(options: BuildOptions): string | undefined {
+  if (options.write === false || options.checkOutputs || options.verifyDeterminism || options.updateBaseline || options.memoryCache || options.discovery) return undefined;
+  if (options.cacheDir === false || (options.publishMode ?? 'swap') !== 'swap') return undefined;
+  const root = path.resolve(options.root ?? '.');
+  const shaping = Object.entries(options)
+    .filter(([name, value]) => !REPORTING_ONLY.has(name) && value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  if (shaping.some(([name]) => !KEYED.has(name))) return undefined;
+  try {
+    return JSON.stringify([root, path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR), shaping]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Answers a build without compiling when the stat index proves that no input
+ * (source, spec, config, baseline, the folders they are listed from) and no
+ * published output changed since the last clean build: a few thousand `lstat`s
+ * instead of reading, hashing, parsing and planning. Undefined means: build.
+ */
+export async function upToDate(options: BuildOptions): Promise<UpToDate | undefined> {
+  const started = performance.now();
+  const key = indexKey(options);
+  if (key === undefined) return undefined;
+  const root = path.resolve(options.root ?? '.');
+  const loaded = loadStatIndex(path.resolve(root, options.cacheDir || DEFAULT_CACHE_DIR), key);
+  if (!loaded || !unchangedSince(loaded, loaded.writtenMs)) return undefined;
+  const { report } = loaded;
+  // The gate may be stricter today (--fail-severity warning, --max-warnings): then the full build decides.
+  if (failsGate(report.diagnostics, options)) return undefined;
+  return {
+    report,
+    root,
+    outDir: report.outDir,
+    diagnostics: report.diagnostics,
+    errorCount: report.diagnostics.filter((d) => d.severity === 'error').length,
+    warningCount: report.diagnostics.filter((d) => d.severity === 'warning').length,
+    durationMs: performance.now() - started,
+    source: (file) => readText(report.files[file]),
+  };
+}
+
+/**
+ * The files in the output folder that the last recorded build published and
+ * nobody touched since (their stamps hold), with their sha256: a publish need
+ * not read them to know their bytes.
+ */
+export function intactOutputs(cacheDir: string | undefined, outDir: string): Map<string, string> {
+  const index = cacheDir ? loadStatIndex(cacheDir, undefined) : undefined;
+  return index ? intactBelow(index, outDir) : new Map();
+}
+
+/** What a published build knows that the stat index needs. */
+export interface RecordInput {
+  options: BuildOptions;
+  root: string;
+  discovery: Discovery;
+  config: SourceFile | undefined;
+  /** The baseline's absolute path, its stamp taken before it was read, and the sha256 of the bytes read. */
+  baseline: { path: string; stamp: FileStamp | null; sha256?: string };
+  outDir: string;
+  outputs: readonly { path: string; sha256: string }[];
+  diagnostics: Diagnostic[];
+  suppressed: number;
+  agentCount: number;
+  domainCount: number;
+}
+
+/**
+ * Records the stat index after a clean publish. Inputs carry the stamps taken
+ * before they were read, so a change made during the build is seen next time;
+ * outputs are stamped now, after publishing. Nothing is recorded when any
+ * input lacks a stamp.
+ */
+export function recordUpToDate(input: RecordInput): void {
+  const key = indexKey(input.options);
+  if (key === undefined || !input.discovery.folders) return;
+  const sources = [...input.discovery.specs, ...input.discovery.content];
+  if (sources.some((s) => !s.stamp) || (input.config && !input.config.stamp)) return;
+  const entries: StampedPath[] = [
+    ...[...input.discovery.folders].map(([folder, { stamp, listing }]) => ({ path: folder, stamp, ...(listing ? { sha256: listing } : {}) })),
+    ...sources.map((s) => ({ path: s.absolutePath, stamp: s.stamp!, sha256: s.sha256 })),
+    input.config ? { path: input.config.absolutePath, stamp: input.config.stamp!, sha256: input.config.sha256 } : { path: path.join(input.root, CONFIG_FILE), stamp: null },
+    { path: input.baseline.path, stamp: input.baseline.stamp, ...(input.baseline.sha256 ? { sha256: input.baseline.sha256 } : {}) },
+    outFolder(input.outDir),
+    ...input.outputs.map((o) => {
+      const file = path.join(input.outDir, o.path);
+      return { path: file, stamp: stampOf(file), sha256: o.sha256 };
+    }),
+  ];
+  const absolute = new Map<string, string>([...sources, ...(input.config ? [input.config] : [])].map((s) => [s.path, s.absolutePath]));
+  const files: Record<string, string> = {};
+  for (const d of input.diagnostics) {
+    for (const file of [d.file, ...(d.related ?? []).map((r) => r.file)]) {
+      if (file === undefined) continue;
+      const found = absolute.get(file) ?? path.resolve(input.root, file);
+      files[file] = found;
+    }
+  }
+  const cacheDir = path.resolve(input.root, input.options.cacheDir || DEFAULT_CACHE_DIR);
+  saveStatIndex(cacheDir, {
+    key,
+    entries,
+    report: { diagnostics: input.diagnostics, suppressed: input.suppressed, agentCount: input.agentCount, domainCount: input.domainCount, outputCount: input.outputs.length, outDir: input.outDir, files },
+  });
+}
+
+/** The output folder's stamp and listing: a stray file added at its top is seen. */
+function outFolder(outDir: string): StampedPath {
+  const stamp = stampOf(outDir);
+  const listing = listingOf(outDir);
+  return { path: outDir, stamp, ...(listing ? { sha256: listing } : {}) };
+}
+
+/** Reads a file as discovery does (a UTF-8 byte order mark dropped), or undefined. */
+function readText(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    const text = readFileSync(file, 'utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { verifyManifest } from '../src/emit/verify-manifest.js';
+import { runCli } from './support/run-cli.js';
+import { copyRepo, repoRoot } from './support/temp-repo.js';
+
+/** The example repository plus copies of its blueprints under new slugs and ids: enough outputs that one edit is a small change. */
+function largerRepo(copies = 6): string {
+  const root = copyRepo(repoRoot);
+  const dir = path.join(root, 'content/agent-blueprints');
+  const originals = readdirSync(dir).filter((f) => f.endsWith('.kno'));
+  let n = 0;
+  for (let copy = 0; copy < copies; copy++) {
+    for (const file of originals) {
+      const text = readFileSync(path.join(dir, file), 'utf8');
+      const slug = `${file.replace('.kno', '')}-${copy}`;
+      writeFileSync(path.join(dir, `${slug}.kno`), text.replace(/^slug: .*$/m, `slug: ${slug}`).replace(/^id: .*$/m, `id: 01K${String(n++).padStart(23, '0')}`).replace(/kno:\/\/agent-blueprints\/[a-z-]+/g, 'kno://agent-blueprints/schema-reviewer'));
+    }
+  }
+  return root;
+}
+
+const edited = (root: string) => path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+const card = (root: string) => path.join(root, 'dist/agents/schema-reviewer/.well-known/agent-card.json');
+const leftovers = (root: string) => readdirSync(root).filter((e) => e.startsWith('.knoc-'));
+
+describe('publishing a small change through a journal', () => {
+  it('rewrites only the changed files in place, keeps the folder, and leaves nothing beside it', () => {
+    const root = largerRepo();
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const folder = statSync(path.join(root, 'dist')).ino;
+    const untouched = statSync(path.join(root, 'dist/agents/drift-sentinel-0/index.html'));
+    writeFileSync(edited(root), readFileSync(edited(root), 'utf8').replace(/^( {2}description: )(.*)$/m, '$1$2 (journal)'));
+    const run = runCli(['build', '--root', root]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(/\(\d+ changed, \d+ unchanged, 0 removed\)/);
+    // Not a new tree swapped in: the same folder, the unchanged files as they were.
+    expect(statSync(path.join(root, 'dist')).ino).toBe(folder);
+    const after = statSync(path.join(root, 'dist/agents/drift-sentinel-0/index.html'));
+    expect([after.ino, after.mtimeMs]).toEqual([untouched.ino, untouched.mtimeMs]);
+    expect(readFileSync(card(root), 'utf8')).toContain('(journal)');
+    expect(readFileSync(path.join(root, 'dist/agents/schema-reviewer/index.html'), 'utf8')).toContain('(journal)');
+    expect(leftovers(root)).toEqual([]);
+    expect(runCli(['verify', '--root', root]).status).toBe(0);
+  });
+
+  it('removes the outputs of a deleted blueprint and the folders they leave empty', () => {
+    const root = largerRepo();
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const folder = statSync(path.join(root, 'dist')).ino;
+    const gone = path.join(root, 'content/agent-blueprints/drift-sentinel-3.kno');
+    rmSync(gone);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    expect(statSync(path.join(root, 'dist')).ino).toBe(folder);
+    expect(existsSync(path.join(root, 'dist/agents/drift-sentinel-3'))).toBe(false);
+    expect(runCli(['verify', '--root', root]).status).toBe(0);
+  });
+
+  it('ends with the complete new tree however a build is killed: before the commit the old one, after it the next build finishes', async () => {
+    const root = largerRepo();
+    const started = Date.now();
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const duration = Date.now() - started;
+    const bin = path.join(repoRoot, 'bin', 'knoc.js');
+    const original = readFileSync(edited(root), 'utf8');
+    for (let i = 0; i < 16; i++) {
+      writeFileSync(edited(root), original.replace(/^( {2}description: )(.*)$/m, `$1$2 (edit ${i})`));
+      const child = spawn(process.execPath, [bin, 'build', '--root', root], { stdio: 'ignore' });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      await new Promise((resolve) => setTimeout(resolve, Math.round((duration * ((i * 7) % 16)) / 12)));
+      child.kill('SIGKILL');
+      await exited;
+      const journal = existsSync(path.join(root, '.knoc-journal-dist'));
+      // Without a committed journal, the folder is one complete build, old or new.
+      if (!journal) expect((await verifyManifest(path.join(root, 'dist'), 'dist')).diagnostics, `kill #${i}`).toEqual([]);
+      // With one, the next build completes it first; either way that build publishes this edit.
+      expect(runCli(['build', '--root', root]).status).toBe(0);
+      expect((await verifyManifest(path.join(root, 'dist'), 'dist')).diagnostics, `after kill #${i}`).toEqual([]);
+      expect(readFileSync(card(root), 'utf8')).toContain(`(edit ${i})`);
+      expect(leftovers(root)).toEqual([]);
+    }
+  }, 180_000);
+});
