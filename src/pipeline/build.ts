@@ -17,7 +17,7 @@ import type { SourceFile } from '../model/source-file.js';
 import { DEFAULT_LIMITS, limitsFrom, type ParseLimits } from '../model/limits.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
-import { compile, compileSpecs, type CompileResult } from './compile.js';
+import { compile, compileSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
 import { isAgentCardPath } from '../project/project-headers.js';
 import type { SigningInput } from '../sign/sign-cards.js';
 import { loadSigningKey } from '../sign/signing-key.js';
@@ -60,6 +60,8 @@ export interface BuildOptions extends GateOptions {
   publishMode?: 'swap' | 'in-place';
   /** Sign every card with the private key in `keyFile` (a path as the user gave it, relative to the current directory). */
   sign?: SignOptions;
+  /** Told as the build advances, for a progress display; never told anything that changes the result. */
+  onProgress?: (progress: BuildProgress) => void;
 }
 
 /** `knoc build --sign-key FILE [--key-id KID] [--jku URL]`. */
@@ -104,6 +106,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     options.discovery ?? discover(root, limits),
     options.updateBaseline ? undefined : readText(path.resolve(root, baselinePath), limits),
   ]);
+  const discovered = performance.now();
   const baselineText = typeof baselineRead === 'string' ? baselineRead : undefined;
   const missingBaseline =
     options.baseline !== undefined && !options.updateBaseline && typeof baselineRead !== 'string'
@@ -112,11 +115,18 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const cacheDir = options.cacheDir === false ? undefined : path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR);
   const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
   const cache = loaded?.cache ?? createBuildCache();
-  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs);
+  const phaseMs: PhaseTiming[] = [
+    { phase: 'discover', ms: discovered - started, detail: `${discovery.content.length + discovery.specs.length} files` },
+    { phase: 'load cache', ms: performance.now() - discovered, detail: loaded ? (loaded.miss ? `none usable (${loaded.miss})` : `${cache.analyses.size} analyses, ${cache.cards.size} cards`) : 'off' },
+  ];
+  let phaseStart = performance.now();
+  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress);
+  if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files` });
   const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
   const result = compile({
     discovery,
     cache,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     prewarmed,
     keepPages: options.memoryCache !== undefined,
     ...(signing && 'signer' in signing ? { signing } : {}),
@@ -162,6 +172,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let written: WriteReport | undefined;
   if (options.write !== false && !options.checkOutputs && !failsGate(diagnostics, options)) {
     try {
+      options.onProgress?.({ phase: 'write', done: 0, total: 0 });
+      phaseStart = performance.now();
       const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
       written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact);
     } catch (error) {
@@ -202,6 +214,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(loaded?.miss ? { cacheMiss: loaded.miss } : {}),
     errorCount: diagnostics.filter((d) => d.severity === 'error').length,
     warningCount: diagnostics.filter((d) => d.severity === 'warning').length,
+    phaseMs: [...phaseMs, ...result.phaseMs, ...(written ? [{ phase: 'write', ms: performance.now() - phaseStart, detail: `${written.written.length} changed, ${written.unchanged.length} unchanged, ${written.removed.length} removed` }] : [])],
     durationMs: performance.now() - started,
   };
 }
@@ -212,14 +225,14 @@ export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildR
 }
 
 /** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached. */
-async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined): Promise<Set<string>> {
+async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void): Promise<Set<string>> {
   const workers = jobs ?? Math.min(4, availableParallelism());
   if (workers <= 1 || (jobs === undefined && discovery.content.length < PARALLEL_THRESHOLD)) return new Set();
   const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
   const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
   const misses = discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (misses.length === 0 || (jobs === undefined && misses.length < PARALLEL_THRESHOLD)) return new Set(specsParsed);
-  await prewarmCache(cache, misses, specs, schemaSetDigest, workers);
+  await prewarmCache(cache, misses, specs, schemaSetDigest, workers, onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })));
   return new Set([...specsParsed, ...misses.map((m) => m.path)]);
 }
 

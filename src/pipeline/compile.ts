@@ -43,6 +43,23 @@ export interface CompileInput {
   prewarmed?: ReadonlySet<string>;
   /** Sign every card (`knoc build --sign-key`). */
   signing?: SigningInput;
+  /** Told as files are analysed and cards projected, for a progress display. */
+  onProgress?: (progress: BuildProgress) => void;
+}
+
+/** How far a build is: `done` of `total` items in a phase (`total` 0 when there is nothing to count). */
+export interface BuildProgress {
+  phase: 'parse' | 'project' | 'write';
+  done: number;
+  total: number;
+}
+
+/** Wall time of one phase, for `--verbose`. */
+export interface PhaseTiming {
+  phase: string;
+  ms: number;
+  /** What the phase did, such as `3 parsed, 21 from cache`. */
+  detail?: string;
 }
 
 /** The in-memory result of a compile: nothing here has touched the disk. */
@@ -65,6 +82,8 @@ export interface CompileResult {
   cacheHits: Set<string>;
   /** Digest of the schema set the build validated against. */
   schemaSetDigest: string;
+  /** Wall time of each phase, in order. */
+  phaseMs: PhaseTiming[];
 }
 
 /** Paths of the index files in the output folder. */
@@ -80,6 +99,13 @@ export const SERVICE_CLASS_INDEX_PATH = 'index/service-classes.json';
 export function compile(input: CompileInput): CompileResult {
   const diagnostics: Diagnostic[] = [...input.discovery.diagnostics];
   const cacheHits = new Set<string>();
+  const phaseMs: PhaseTiming[] = [];
+  let phaseStart = performance.now();
+  const endPhase = (phase: string, detail?: string) => {
+    const now = performance.now();
+    phaseMs.push({ phase, ms: now - phaseStart, ...(detail !== undefined ? { detail } : {}) });
+    phaseStart = now;
+  };
   /** Parse (and validate) a file, or recall what an earlier build found for the same bytes. */
   const analyze = (source: SourceFile, namespace: string, validate: (entity: Entity) => Diagnostic[]): Entity | undefined => {
     const { analysis, entity, hit } = analyzeCached(source, namespace, validate, input.cache);
@@ -106,11 +132,20 @@ export function compile(input: CompileInput): CompileResult {
   const specs = input.discovery.specs.map((source) => analyze(source, 'specs', () => [])).filter(isEntity);
 
   const { registry, diagnostics: specDiagnostics } = createSpecRegistry(specs);
-  const content = input.discovery.content.map((source) => analyze(source, registry.digest, (entity) => validateEntity(entity, registry))).filter(isEntity);
+  const contentTotal = input.discovery.content.length;
+  const content = input.discovery.content
+    .map((source, i) => {
+      const entity = analyze(source, registry.digest, (e) => validateEntity(e, registry));
+      input.onProgress?.({ phase: 'parse', done: i + 1, total: contentTotal });
+      return entity;
+    })
+    .filter(isEntity);
   // Read after validating: a schema compiles on first use, and a failure to compile is reported then.
   diagnostics.push(...specDiagnostics);
 
   const ownSpecs = specs.filter((s) => s.source.origin !== 'builtin');
+  const parsedCount = input.discovery.content.length + input.discovery.specs.length + (input.config ? 1 : 0) - cacheHits.size;
+  endPhase('parse', `${parsedCount} parsed, ${cacheHits.size} from cache`);
   const { symbols, diagnostics: bindDiagnostics } = bindSymbols([...content, ...ownSpecs]);
   // An orphan domain is only certain when every content file was read as a valid entity.
   const contentFiles = new Set(input.discovery.content.map((f) => f.path));
@@ -119,6 +154,7 @@ export function compile(input: CompileInput): CompileResult {
   const unreadable = new Set([...contentFiles].filter((f) => !readable.has(f)));
   diagnostics.push(...bindDiagnostics, ...resolveReferences(symbols, { complete, unreadable }));
 
+  endPhase('resolve');
   const settled = settle(diagnostics);
   diagnostics.length = 0;
   diagnostics.push(...settled);
@@ -130,7 +166,10 @@ export function compile(input: CompileInput): CompileResult {
   const inferServiceClass = config.infer_service_class === true;
   const published: PublishedCard[] = [];
   const publishedEntities = new Set<Entity>();
-  for (const agent of symbols.ofKind(AGENT_KIND)) {
+  const agentEntities = symbols.ofKind(AGENT_KIND);
+  let cardHits = 0;
+  for (const [i, agent] of agentEntities.entries()) {
+    input.onProgress?.({ phase: 'project', done: i + 1, total: agentEntities.length });
     if (broken.has(agent.source.path) || agent.data.visibility === 'private') continue;
     const slug = stringField(agent.data, 'slug');
     if (!isSafeSlug(slug)) {
@@ -143,7 +182,8 @@ export function compile(input: CompileInput): CompileResult {
     }
     const key = cardKey(agent.digest, `${agent.schema?.name}@${agent.schema?.version}`, `${baseUrl ?? ''}\u0000${inferServiceClass ? 'infer' : ''}`);
     let cached = recall(input.cache, (c) => c.cards, key);
-    if (!cached) {
+    if (cached) cardHits++;
+    else {
       const { card, diagnostics: projection } = projectAgentCard(agent, { ...(baseUrl ? { baseUrl } : {}), ...(inferServiceClass ? { inferServiceClass } : {}) });
       diagnostics.push(...settle(unlessConfigBroken(projection)));
       if (!card) continue;
@@ -192,6 +232,7 @@ export function compile(input: CompileInput): CompileResult {
   });
   requests.push({ path: SERVICE_CLASS_INDEX_PATH, text: stableJson(projectServiceClassIndex(published)), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
+  endPhase('project', `${published.length} cards, ${cardHits} from cache`);
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
   requests.push(
     ...renderPages({
@@ -208,7 +249,9 @@ export function compile(input: CompileInput): CompileResult {
   if (input.config) for (const request of requests) request.inputs = [...request.inputs, input.config.path];
   // The manifest is published: a private blueprint stays out of it, as it stays out of every other output.
   const inputs = [...content.filter((e) => e.data.visibility !== 'private'), ...ownSpecs, ...(configEntity ? [configEntity] : [])];
+  endPhase('pages');
   const outputs = planOutputs(requests, inputs, registry.digest);
+  endPhase('plan', `${outputs.length} outputs`);
 
   return {
     diagnostics: [...diagnostics, ...applyRuleSeverities(suppressor.finish(), config.rules)].sort(compareDiagnostics),
@@ -223,6 +266,7 @@ export function compile(input: CompileInput): CompileResult {
     suppressed: suppressor.suppressed,
     cacheHits,
     schemaSetDigest: registry.digest,
+    phaseMs,
   };
 }
 

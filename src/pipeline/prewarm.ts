@@ -15,19 +15,22 @@ const workerUrl = new URL('../../lib/pipeline/analyze-worker.js', import.meta.ur
  * does not hold yet, and stores the results in the cache. compile() then finds
  * every analysis there, so its output cannot depend on how many jobs ran.
  */
-export async function prewarmCache(cache: BuildCache, content: readonly SourceFile[], specs: readonly Entity[], schemaSetDigest: string, jobs: number): Promise<number> {
+export async function prewarmCache(cache: BuildCache, content: readonly SourceFile[], specs: readonly Entity[], schemaSetDigest: string, jobs: number, onProgress?: (done: number) => void): Promise<number> {
   const misses = content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) return 0;
   const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
   // Small batches from one queue: a worker that runs faster takes more, and no thread ever holds every result at once.
   let next = 0;
   const take = (): SourceFile[] => misses.slice(next, (next += BATCH));
-  const store = (batch: readonly SourceFile[], results: readonly FileAnalysis[]) =>
+  let done = 0;
+  const store = (batch: readonly SourceFile[], results: readonly FileAnalysis[]) => {
     batch.forEach((source, i) => {
       const key = analysisKey(source, schemaSetDigest);
       cache.analyses.set(key, results[i]!);
       cache.used.add(key);
     });
+    onProgress?.((done += batch.length));
+  };
   await Promise.all(Array.from({ length: Math.min(jobs, Math.ceil(misses.length / BATCH)) }, () => runWorker(setup, take, store)));
   cache.dirty = true;
   return misses.length;

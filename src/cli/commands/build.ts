@@ -1,12 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { BuildOptions } from '../../pipeline/build.js';
+import type { BuildOptions, BuildResult } from '../../pipeline/build.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { upToDate } from '../../pipeline/up-to-date.js';
 import type { RebuildExplanation } from '../../pipeline/explain.js';
 import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
+import { createProgressBar, progressAllowed, renderPhaseTimings } from '../progress.js';
 import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
@@ -21,7 +22,8 @@ export const COMMON_OPTIONS = `  --root DIR              repository to compile (
   --max-warnings N        also fail when there are more than N warnings
   --baseline FILE         accepted findings (default: knoc-baseline.json when present)
   --update-baseline       record today's findings in the baseline file
-  -q, --quiet             report only what fails the run
+  -q, --quiet             report only what fails the run; no progress bar
+  --verbose               also print each phase's time and what came from the cache
   --cache-dir DIR         where parsed files are cached by content (default: node_modules/.cache/knoc)
   --no-cache              parse everything again and keep no cache
   -j, --jobs N            worker threads that parse and validate (default: the cores,
@@ -48,6 +50,7 @@ const buildOptions = {
   'key-id': { type: 'string' },
   jku: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
+  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -145,6 +148,10 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   if (values['sign-key'] === '') throw new UsageError('--sign-key needs the path of a private key file');
   if (values['key-id'] !== undefined && values['key-id'].trim() === '') throw new UsageError('--key-id must not be empty');
   if (values.jku !== undefined && !isHttpsUrl(values.jku)) throw new UsageError(`--jku must be an absolute https URL, got \`${values.jku}\``);
+  if (values.quiet && values.verbose) throw new UsageError('--quiet and --verbose ask for opposite things; pick one');
+  // A bar is for a person at a terminal: not with --quiet, not in CI, and not while a machine-readable report goes to stdout.
+  const machineStdout = formats.some((f) => f.path === undefined && f.name !== 'stylish');
+  const progress = !values.quiet && !machineStdout && progressAllowed(process.stderr, process.env) ? createProgressBar(process.stderr) : undefined;
   const options: BuildOptions = {
     write: command === 'build',
     ...(values['no-cache'] ? { cacheDir: false as const } : values['cache-dir'] !== undefined ? { cacheDir: values['cache-dir'] } : {}),
@@ -170,12 +177,14 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
       formats,
       { quiet: values.quiet === true, failSeverity },
     );
+    if (values.verbose) process.stderr.write(`  up to date: no input, setting or output changed since the last build, so nothing was parsed or written\n`);
     if (values.explain) process.stderr.write('Up to date: no input, setting or output changed since the last build (each checked by size, times and inode), so nothing was parsed or written.\n');
     return EXIT.ok;
   }
   // The compiler (yaml, ajv, handlebars) is loaded only when there is something to compile.
   const { build } = await import('../../pipeline/build.js');
-  const built = await build(options);
+  const built = await build({ ...options, ...(progress ? { onProgress: progress.update } : {}) });
+  progress?.clear();
   const { written, ...rest } = built;
   const result: Reported = {
     ...rest,
@@ -184,6 +193,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     sources: (file) => built.sources.get(file),
   };
   await report(result, command, formats, { quiet: values.quiet === true, failSeverity, checkOutputs: values.check === true });
+  if (values.verbose) process.stderr.write(renderPhaseTimings(built.phaseMs, cacheNote(built, values['no-cache'] === true)));
   if (values.explain) process.stderr.write(renderExplanation(built.explanation, built.cacheMiss));
   return result.failed ? EXIT.findings : EXIT.ok;
 }
@@ -262,6 +272,13 @@ function renderExplanation(explanation: RebuildExplanation, cacheMiss: string | 
   }
   lines.push(`  ${unchanged} unchanged`);
   return `${lines.join('\n')}\n`;
+}
+
+function cacheNote(result: BuildResult, disabled: boolean): string {
+  if (disabled) return 'cache: off (--no-cache)';
+  const hits = result.cacheHits.size;
+  const dropped = result.cacheMiss && result.cacheMiss !== 'absent' ? `; the cache file was ${result.cacheMiss} and was dropped` : result.cacheMiss === 'absent' ? '; no cache file yet' : '';
+  return `cache: ${hits} input${hits === 1 ? '' : 's'} from the cache${dropped}`;
 }
 
 function relativeOut(result: Pick<Reported, 'root' | 'outDir'>): string {

@@ -8,8 +8,9 @@ export const explainCommand: Command = {
 
 Prints what a diagnostic code means and how to fix it; without a code, lists them all.
 
-Example:
+Examples:
   knoc explain KNO3001
+  knoc explain            # every code with its severity and title
 `,
   run: runExplain,
 };

@@ -2,30 +2,41 @@ import { parseArgs } from 'node:util';
 import { watch } from '../../pipeline/watch.js';
 import { renderStylish } from '../render/stylish.js';
 import { choosePaint } from '../paint.js';
+import { renderPhaseTimings } from '../progress.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 
 export const watchCommand: Command = {
   name: 'watch',
   summary: 'build, then rebuild on every change',
-  help: `Usage: knoc watch [--root DIR] [--out DIR] [--base-url URL]
+  help: `Usage: knoc watch [--root DIR] [--out DIR] [--base-url URL] [--quiet | --verbose]
 
 Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change. Parsed
 files stay cached in memory, so an edit re-parses only the files it touched.
-Stop with Ctrl-C.
+Each build ends with a summary line. Stop with Ctrl-C.
 
-Example:
+Options:
+  --root DIR      the repository (default: current directory)
+  --out DIR       output folder, relative to the root (default: dist)
+  --base-url URL  overrides base_url in knoc.config.yaml
+  -q, --quiet     print only builds with findings
+  --verbose       also print each phase's time and what came from the cache
+
+Examples:
   knoc watch
+  knoc watch --root ./agents --quiet
+  knoc watch --verbose      # see what each rebuild parsed and how long it took
 `,
   run: runWatch,
 };
 
 async function runWatch(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...args], options: { root: { type: 'string' }, out: { type: 'string' }, 'base-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({ args: [...args], options: { root: { type: 'string' }, out: { type: 'string' }, 'base-url': { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   if (values.help) {
     return printHelp(watchCommand);
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\``);
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
+  if (values.quiet && values.verbose) throw new UsageError('--quiet and --verbose ask for opposite things; pick one');
   const paint = choosePaint(process.stderr, process.env);
   const stop = await watch({
     ...(values.root !== undefined ? { root: values.root } : {}),
@@ -33,9 +44,12 @@ async function runWatch(args: readonly string[]): Promise<number> {
     ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
     onBuild: (result) => {
       const shown = result.diagnostics;
+      if (values.quiet && shown.length === 0) return;
       if (shown.length > 0) process.stderr.write(`${renderStylish(shown, (file) => result.sources.get(file), paint)}\n\n`);
       const what = result.written ? `${result.written.written.length} changed` : 'nothing written';
-      process.stderr.write(`${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')} in ${Math.round(result.durationMs)} ms; ${what}. Watching for changes...\n`);
+      const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
+      process.stderr.write(`${counts} in ${Math.round(result.durationMs)} ms; ${what}. Watching for changes...\n`);
+      if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs));
     },
   });
   await new Promise<void>((resolve) => {

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { commands } from '../src/cli/commands/index.js';
+import { KNOC_VERSION } from '../src/model/version.js';
+import { runCli } from './support/run-cli.js';
+
+describe('help and version (real processes)', () => {
+  it.each(commands.map((command) => [command.name]))('knoc %s --help exits 0 with usage and examples', (name) => {
+    const run = runCli([name, '--help']);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(new RegExp(`^Usage: knoc ${name}\\b`));
+    // An Examples section with at least one runnable line.
+    expect(run.stdout).toMatch(/\nExamples:\n(?: {2}.*\n)*? {2}(?:[\w ./=-]*&& )?knoc \S.*\n/);
+    expect(runCli(['help', name]).stdout).toBe(run.stdout);
+  });
+
+  it('knoc --help lists every command with its summary, and exits 0', () => {
+    const run = runCli(['--help']);
+    expect(run.status).toBe(0);
+    for (const command of commands) expect(run.stdout).toMatch(new RegExp(`^ {2}${command.name} +${command.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+  });
+
+  it.each([['--version'], ['-v']])('knoc %s prints the version and exits 0', (flag) => {
+    const run = runCli([flag]);
+    expect(run).toMatchObject({ status: 0, stdout: `${KNOC_VERSION}\n`, stderr: '' });
+  });
+});
