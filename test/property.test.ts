@@ -7,8 +7,12 @@ import { suggestClosest } from '../src/diagnostics/suggest.js';
 
 const source = (text: string) => ({ path: 'content/x.kno', absolutePath: '/x.kno', text, sha256: '', origin: 'content' as const });
 
-/** JSON values without -0 (YAML and JSON disagree on it) and with safe keys. */
-const jsonValue = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
+/** JSON values without -0 (YAML and JSON disagree on it) and without `__proto__` keys at any depth (those are KNO1016 errors, tested on their own). */
+const jsonValue = fc
+  .jsonValue({ maxDepth: 3 })
+  .map((v) => JSON.stringify(v))
+  .filter((text) => !text.includes('"__proto__"'))
+  .map((text) => JSON.parse(text) as unknown);
 const mapping = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => k !== '__proto__'), jsonValue, { maxKeys: 6 });
 
 describe('properties', () => {
