@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { createDiagnostic } from '../diagnostics/create.js';
+import { writeNewFile } from '../emit/write-new-file.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { findAgentSlugs } from './existing-slugs.js';
 import { importCard } from './import-card.js';
@@ -70,7 +70,7 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
     const owner = slugs.get(blueprint.slug);
     if (owner !== undefined && owner !== relative) {
       result.diagnostics.push(createDiagnostic('KNO7019', { slug: blueprint.slug, path: owner }, site));
-    } else if (await createExclusive(target, blueprint.text)) {
+    } else if (await writeNewFile(target, blueprint.text)) {
       result.written.push({ card: label, slug: blueprint.slug, path: relative });
       slugs.set(blueprint.slug, relative);
     } else {
@@ -79,30 +79,4 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
   }
   result.diagnostics.sort(compareDiagnostics);
   return result;
-}
-
-/**
- * Writes a new file whole or not at all, and never over an existing one: the
- * text goes to a temporary file that is then hard-linked to the target, which
- * fails when the target exists.
- */
-async function createExclusive(target: string, text: string): Promise<boolean> {
-  await mkdir(path.dirname(target), { recursive: true });
-  const staged = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
-  await writeFile(staged, text, { flag: 'wx' });
-  try {
-    await link(staged, target);
-    return true;
-  } catch (error) {
-    const code = error instanceof Error && 'code' in error ? error.code : undefined;
-    if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV') throw error;
-    // A file system without hard links: exclusive create still never overwrites.
-    return writeFile(target, text, { flag: 'wx' }).then(
-      () => true,
-      (failure: unknown) => (failure instanceof Error && 'code' in failure && failure.code === 'EEXIST' ? false : Promise.reject(failure)),
-    );
-  } finally {
-    await unlink(staged).catch(() => undefined);
-  }
 }

@@ -12,7 +12,7 @@ import { newEntityPath, renderNewEntity, schemaPathFrom } from './new-entity.js'
 import { schemaFileOf } from '../editor/editor-schemas.js';
 import { renderScaffold } from './scaffold-templates.js';
 import { slugify, titleOf } from './slug.js';
-import { writeNewFile } from './write-new-file.js';
+import { writeNewFile } from '../emit/write-new-file.js';
 
 /** The example agent and domain a new repository starts with. */
 export const INIT_EXAMPLE = { agent: 'feedback-summarizer', domain: 'customer-feedback' } as const;

@@ -10,7 +10,7 @@ import { writeEditorSchemas, type SchemaWriteReport } from '../editor/write-sche
 import { renderScaffold } from './scaffold-templates.js';
 import { slugProblem, titleOf } from './slug.js';
 import { surveyRepo, type RepoSurvey } from './survey-repo.js';
-import { writeNewFile } from './write-new-file.js';
+import { writeNewFile } from '../emit/write-new-file.js';
 
 /** The entity kinds `knoc new` makes. */
 export type NewKind = 'agent' | 'domain';
