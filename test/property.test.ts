@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { digestOf } from '../src/model/digest.js';
+import canonicalize from 'canonicalize';
+import { canonicalJson, digestOf } from '../src/model/digest.js';
 import { parseFile } from '../src/parse/parse-file.js';
 import { suggestClosest } from '../src/diagnostics/suggest.js';
 
@@ -50,5 +51,24 @@ describe('properties', () => {
         }
       }),
     );
+  });
+});
+
+describe('canonical JSON', () => {
+  // knoc writes RFC 8785 out itself, for speed; the reference implementation is the canonicalize package.
+  it('gives the same text as the canonicalize package for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(canonicalize(value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses what canonicalize refuses', () => {
+    for (const value of [{ a: Number.NaN }, [Number.POSITIVE_INFINITY], '\ud800', { ['\udc00']: 1 }]) {
+      expect(() => canonicalize(value)).toThrow();
+      expect(() => canonicalJson(value)).toThrow();
+    }
   });
 });
