@@ -12,7 +12,7 @@ import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
-import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
+import { discardEarlyStage, openEarlyStage, stageEarly, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import type { SourceFile } from '../model/source-file.js';
 import { DEFAULT_LIMITS, limitsFrom, type ParseLimits } from '../model/limits.js';
 import { parseFile } from '../parse/parse-file.js';
@@ -21,7 +21,8 @@ import { compile, compileSpecs, type BuildProgress, type CompileResult, type Pha
 import { isAgentCardPath } from '../project/project-headers.js';
 import type { SigningInput } from '../sign/sign-cards.js';
 import { loadSigningKey } from '../sign/signing-key.js';
-import { PARALLEL_THRESHOLD, prewarmCache } from './prewarm.js';
+import { PARALLEL_THRESHOLD, prewarmCache, type PrewarmOutputs } from './prewarm.js';
+import { agentOutputContext } from './agent-outputs.js';
 import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
 import { BASELINE_FILE, DEFAULT_CACHE_DIR, intactOutputs, recordUpToDate } from './up-to-date.js';
@@ -120,7 +121,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     { phase: 'load cache', ms: performance.now() - discovered, detail: loaded ? (loaded.miss ? `none usable (${loaded.miss})` : `${cache.analyses.size} analyses, ${cache.cards.size} cards`) : 'off' },
   ];
   let phaseStart = performance.now();
-  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress);
+  const early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
+  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs);
   if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files` });
   const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
   const result = compile({
@@ -149,6 +151,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     result.diagnostics.push(...compareBuilds(result.outputs, again.outputs));
   }
   const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
+  // Staged beside the folder the settings pointed at before compiling; if they turned out otherwise, it is not that folder's.
+  const stage = early?.stage();
+  if (stage && early?.outDir !== outDir) discardEarlyStage(stage);
   const previous = await readManifest(outDir);
   const outFromConfig = options.out === undefined && result.config.out !== undefined;
   const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
@@ -175,11 +180,13 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       options.onProgress?.({ phase: 'write', done: 0, total: 0 });
       phaseStart = performance.now();
       const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
-      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact);
+      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact, stage);
     } catch (error) {
       diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.'));
     }
   }
+  // Published (renamed away), or not published at all: either way nothing of it stays beside the output folder.
+  if (stage) discardEarlyStage(stage);
   diagnostics.sort(compareDiagnostics);
   const failed = failsGate(diagnostics, options);
   if (written && !failed && cacheDir) {
@@ -224,15 +231,47 @@ export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildR
   return build({ ...options, write: false });
 }
 
-/** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached. */
-async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void): Promise<Set<string>> {
+/**
+ * When workers parse, they also project cards and render pages; for a build that will publish into an
+ * output folder that does not exist yet, each is written to an early stage as it is made. The stage is
+ * created only once workers start, beside the folder the settings name.
+ */
+async function earlyOutputs(options: BuildOptions, root: string, config: SourceFile | undefined, discovery: Discovery): Promise<{ outputs: PrewarmOutputs; outDir: string; stage(): EarlyStage | undefined } | undefined> {
+  const settings = loadConfig(config).config;
+  const outDir = path.resolve(root, options.out ?? settings.out ?? 'dist');
+  const publishes = options.write !== false && !options.checkOutputs && (options.publishMode ?? 'swap') === 'swap' && !options.sign && !options.memoryCache;
+  const fresh = publishes && (await lstat(outDir).catch(() => undefined)) === undefined && (await checkOutDir(root, outDir, {}, config?.path, options.out === undefined && settings.out !== undefined)).length === 0;
+  let stage: EarlyStage | undefined;
+  const outputs: PrewarmOutputs = {
+    context: () => {
+      const domains = discovery.content.filter((s) => s.path.startsWith(DOMAINS_FOLDER)).flatMap((s) => parseFile(s).entity ?? []);
+      if (fresh) stage = openEarlyStage(outDir);
+      return agentOutputContext(settings, options.baseUrl ?? settings.base_url, domains);
+    },
+    onOutput: (file, text, sha256) => {
+      if (stage) stageEarly(stage, file, text, sha256);
+    },
+  };
+  return { outputs, outDir, stage: () => stage };
+}
+
+const DOMAINS_FOLDER = 'content/perception-domains/';
+
+/** Whether worker threads may parse: more than one job, and with the default, enough files to pay for starting them. */
+function mayRunWorkers(discovery: Discovery, jobs: number | undefined): boolean {
   const workers = jobs ?? Math.min(4, availableParallelism());
-  if (workers <= 1 || (jobs === undefined && discovery.content.length < PARALLEL_THRESHOLD)) return new Set();
+  return workers > 1 && (jobs !== undefined || discovery.content.length >= PARALLEL_THRESHOLD);
+}
+
+/** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached. */
+async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs): Promise<Set<string>> {
+  if (!mayRunWorkers(discovery, jobs)) return new Set();
+  const workers = jobs ?? Math.min(4, availableParallelism());
   const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
   const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
   const misses = discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (misses.length === 0 || (jobs === undefined && misses.length < PARALLEL_THRESHOLD)) return new Set(specsParsed);
-  await prewarmCache(cache, misses, specs, schemaSetDigest, workers, onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })));
+  await prewarmCache(cache, misses, specs, schemaSetDigest, workers, onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })), outputs);
   return new Set([...specsParsed, ...misses.map((m) => m.path)]);
 }
 
