@@ -15,6 +15,7 @@ import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
 import { discardEarlyStage, openEarlyStage, stageEarly, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import type { SourceFile } from '../model/source-file.js';
+import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
 import { isAgentCardPath } from '../project/project-headers.js';
