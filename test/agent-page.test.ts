@@ -1,5 +1,5 @@
-// The agent page is rendered by a function written out from templates/pages/agent.hbs:
-// it must give Handlebars' bytes for every view, real and contrived.
+// The agent and fleet pages are rendered by functions written out from templates/pages/*.hbs:
+// they must give Handlebars' bytes for every view, real and contrived.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,10 @@ import { stableJson } from '../src/model/stable-json.js';
 import { parseFile } from '../src/parse/parse-file.js';
 import { projectAgentCard } from '../src/project/project-agent-card.js';
 import { renderAgentHtml } from '../src/render-pages/agent-page.js';
+import { renderFleetHtml } from '../src/render-pages/fleet-page.js';
+import { layoutDiagram } from '../src/render-pages/layout-diagram.js';
+import type { FleetView } from '../src/render-pages/view-fleet.js';
+import type { DomainIndex } from '../src/project/project-domain-index.js';
 import { pageTemplates, TEMPLATES_DIR } from '../src/render-pages/page-templates.js';
 import { viewAgent, type AgentView } from '../src/render-pages/view-agent.js';
 import { happyFixture } from './support/pages-repo.js';
@@ -37,6 +41,15 @@ function blueprintsUnder(dir: string): [string, string][] {
     .filter((e) => e.isFile() && e.name.endsWith('.kno'))
     .map((e) => [path.relative(dir, path.join(e.parentPath, e.name)), readFileSync(path.join(e.parentPath, e.name), 'utf8')]);
 }
+
+let allViews: AgentView[] | undefined;
+/** Views of the example blueprints, every fixture and a generated corpus. */
+const views = (): AgentView[] =>
+  (allViews ??= [
+    ...viewsOf(blueprintsUnder(path.join(repoRoot, 'content'))),
+    ...viewsOf(blueprintsUnder(path.join(repoRoot, 'test/fixtures'))),
+    ...viewsOf([...generateCorpus({ n: 150, domains: 20 }).files].filter(([file]) => file.startsWith('content/agent-blueprints/'))),
+  ]);
 
 const base: AgentView = viewsOf(blueprintsUnder(path.join(happyFixture, 'content')))[0]!;
 
@@ -98,6 +111,30 @@ const contrived: AgentView[] = [
   { ...base, provider: { organization: '', url: { text: 'https://p.example', href: 'https://p.example' } }, documentation: { text: 'https://d.example', href: 'https://d.example' } },
 ];
 
+describe('the fleet page renderer', () => {
+  const site2 = { fleetName: 'Fleet', knocVersion: '0.1.0' };
+  const handlebars = (fleet: FleetView) => pageTemplates().fleet({ site: site2, fleet });
+  const agents = views().map((v, i) => ({ slug: v.slug, name: i % 7 === 0 ? `<${v.name}>` : v.name, description: v.description, version: v.version, href: `agents/${v.slug}/index.html`, classes: v.classes, domains: i % 3 === 0 ? [] : [{ slug: 'a&b', title: 'A & B' }, { slug: 'c', title: 'C' }] }));
+  const domains = [
+    { slug: 'a&b', title: 'A & B', purpose: '', category: null, deprecated: false, replacedBy: null, agents: agents.slice(0, 3).map((a) => ({ slug: a.slug, name: a.name, href: a.href })) },
+    { slug: 'c', title: 'C', purpose: 'p <q>', category: 'cat', deprecated: true, replacedBy: 'a&b', agents: [] },
+    { slug: 'd', title: 'D', purpose: 'x', category: '', deprecated: true, replacedBy: null, agents: [] },
+  ];
+  const base: FleetView = { name: 'Fleet "one"', description: 'A <fleet>', version: '1.0.0', provider: { organization: 'Org', url: { text: 'https://o.example', href: 'https://o.example' } }, hasFleetCard: true, agents, domains, diagram: null, knocVersion: '0.1.0' };
+  const index: DomainIndex = { 'a&b': agents.slice(0, 3).map((a) => a.slug), c: [], d: [] };
+  const names = new Map(agents.slice(0, 3).map((a) => [a.slug, a.name]));
+  const titles = new Map([['a&b', 'A & B'], ['c', 'C'], ['d', 'D']]);
+  it.each([
+    ['a large fleet', base],
+    ['an empty fleet', { ...base, agents: [], domains: [], description: '', version: null, provider: null, hasFleetCard: false }],
+    ['a provider without a link', { ...base, provider: { organization: 'O&O', url: { text: 'x', href: null } } }],
+    ['a diagram', { ...base, agents: agents.slice(0, 3), diagram: layoutDiagram(index, names, titles) ?? null }],
+    ['a diagram of agents alone', { ...base, agents: agents.slice(0, 3), diagram: layoutDiagram({ x: [] }, names, new Map()) ?? null }],
+  ])('gives Handlebars’ bytes for %s', (_name, fleet) => {
+    expect(renderFleetHtml(fleet, site2, TEMPLATES_DIR)).toBe(handlebars(fleet));
+  });
+});
+
 describe('the agent page renderer', () => {
   const handlebars = (agent: AgentView) => pageTemplates().agent({ site, agent });
 
@@ -106,12 +143,7 @@ describe('the agent page renderer', () => {
   });
 
   it('gives Handlebars’ bytes for every example blueprint, fixture and a generated corpus', () => {
-    const views = [
-      ...viewsOf(blueprintsUnder(path.join(repoRoot, 'content'))),
-      ...viewsOf(blueprintsUnder(path.join(repoRoot, 'test/fixtures'))),
-      ...viewsOf([...generateCorpus({ n: 150, domains: 20 }).files].filter(([file]) => file.startsWith('content/agent-blueprints/'))),
-    ];
-    expect(views.length).toBeGreaterThan(150);
-    for (const view of views) expect(renderAgentHtml(view, site, TEMPLATES_DIR)).toBe(handlebars(view));
+    expect(views().length).toBeGreaterThan(150);
+    for (const view of views()) expect(renderAgentHtml(view, site, TEMPLATES_DIR)).toBe(handlebars(view));
   });
 });

@@ -13,7 +13,7 @@ import type { LinkView } from './safe-href.js';
  */
 export function renderAgentHtml(agent: AgentView, site: { fleetName: string; knocVersion: string }, templatesDir: string): string {
   const fleetName = esc(site.fleetName);
-  let out = `<!doctype html>\n<html lang="en">\n<head>\n${head(site.knocVersion, templatesDir)}<title>${esc(agent.name)} · ${fleetName}</title>
+  let out = `<!doctype html>\n<html lang="en">\n<head>\n${headHtml(site.knocVersion, templatesDir)}<title>${esc(agent.name)} · ${fleetName}</title>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -24,7 +24,7 @@ export function renderAgentHtml(agent: AgentView, site: { fleetName: string; kno
     </nav>
     <h1>${esc(agent.name)}</h1>
     <p>${esc(agent.description)}</p>
-    ${classes(agent)}
+    ${classesHtml(agent.classes)}
     <p><a href="${esc(agent.cardHref)}">Agent card (JSON)</a> · version ${esc(agent.version)}</p>
   </div>
 </header>
@@ -129,19 +129,24 @@ export function renderAgentHtml(agent: AgentView, site: { fleetName: string; kno
     </section>
   </div>
 </main>
-<footer class="site">
-  <div class="wrap">
-    <p>Compiled by knoc ${esc(site.knocVersion)} from .kno blueprints. Every file here is listed with its sha256 in <a href="../../manifest.json">manifest.json</a>.</p>
-  </div>
-</footer>
-</body>
+${footerHtml(site.knocVersion, '../../manifest.json')}</body>
 </html>
 `;
   return out;
 }
 
+/** partials/footer.hbs. */
+export function footerHtml(knocVersion: string, manifestHref: string): string {
+  return `<footer class="site">
+  <div class="wrap">
+    <p>Compiled by knoc ${esc(knocVersion)} from .kno blueprints. Every file here is listed with its sha256 in <a href="${esc(manifestHref)}">manifest.json</a>.</p>
+  </div>
+</footer>
+`;
+}
+
 /** partials/head.hbs, with partials/styles.css inside it: the same for every page of a build. */
-function head(knocVersion: string, templatesDir: string): string {
+export function headHtml(knocVersion: string, templatesDir: string): string {
   if (cachedHead?.key !== `${templatesDir}\u0000${knocVersion}`) {
     const styles = readFileSync(path.join(templatesDir, 'partials', 'styles.css'), 'utf8');
     const text = `<meta charset="utf-8">
@@ -158,9 +163,9 @@ ${styles}</style>
 
 let cachedHead: { key: string; text: string } | undefined;
 
-/** partials/classes.hbs, rendered inside `{{#with agent}}`. */
-function classes(agent: AgentView): string {
-  return `<p class="classes"><span class="muted">Service class</span> ${agent.classes.map((c) => `<span class="badge">${esc(c.name)}${truthy(c.inferred) ? ' (inferred)' : ''}</span>`).join(' ')}</p>\n`;
+/** partials/classes.hbs. */
+export function classesHtml(classes: AgentView['classes']): string {
+  return `<p class="classes"><span class="muted">Service class</span> ${classes.map((c) => `<span class="badge">${esc(c.name)}${truthy(c.inferred) ? ' (inferred)' : ''}</span>`).join(' ')}</p>\n`;
 }
 
 /** `{{#with link}}{{> link}}{{/with}}`. */
@@ -175,14 +180,14 @@ function codes(list: readonly string[]): string {
 }
 
 /** Handlebars' `{{#if}}`: false for falsy values and empty lists. */
-function truthy(value: unknown): boolean {
+export function truthy(value: unknown): boolean {
   return Boolean(value) && !(Array.isArray(value) && value.length === 0);
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#x27;', '`': '&#x60;', '=': '&#x3D;' };
 
 /** Handlebars' `escapeExpression`: `{{value}}`. */
-function esc(value: unknown): string {
+export function esc(value: unknown): string {
   if (typeof value !== 'string') {
     if (value === null || value === undefined) return '';
     value = String(value);
