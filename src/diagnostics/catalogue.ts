@@ -140,7 +140,7 @@ export const catalogue = {
     title: 'Unsafe file name',
     severity: 'error',
     message: 'The path {detail}, expected a plain name every platform can check out.',
-    hint: 'Rename the file or folder: printable UTF-8, no `< > : " | ? * \\`, no Windows device name such as `con` or `aux`, no trailing dot or space, and not the same as another name but for case.',
+    hint: 'Rename the file or folder: printable UTF-8, no `< > : " | ? * \\`, no Windows device name such as `con` or `aux`, no trailing dot or space, at most 255 bytes a name and 32 folders deep, and not the same as another name but for case.',
     explanation:
       'A source path appears in every report, in CI annotations and in SARIF. A control character or an invalid byte in a name could rewrite a log line or break those tools; a Windows device name, a reserved character, a trailing dot or two names that differ only in case make a repository that cannot be checked out on Windows or macOS, where the two names are one file. knoc reports such a path and does not read it.',
   },

@@ -10,6 +10,7 @@ import type { PlannedOutput } from '../emit/plan-outputs.js';
 import { discover, FILE_START, readRepositoryFile, type Discovery } from '../discover/discover.js';
 import { configuredLimits, readConfigFile } from '../config/read-config.js';
 import { KEY_FILE_LIMIT, readGivenFile } from '../discover/read-given-file.js';
+import { unsafeName } from '../discover/source-bounds.js';
 import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
@@ -257,6 +258,7 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
   else if (root === outDir || root.startsWith(outDir + path.sep)) reason = 'holds the repository itself';
   // knoc.config.yaml comes with the sources, perhaps from a stranger's pull request: it may only name a folder inside the repository.
   else if (fromConfig && !outDir.startsWith(root + path.sep)) reason = 'is outside the repository; only `--out` may point there';
+  else if (fromConfig && unsafeName(out.split(path.sep).join('/'))) reason = `is not a safe folder name: it ${unsafeName(out.split(path.sep).join('/'))}`;
   else if (inside(path.join(root, '.git')) || inside(path.join(root, 'node_modules')) || outDir === path.join(root, configPath ?? CONFIG_FILE)) reason = 'belongs to git, npm or the configuration';
   else {
     const info = await lstat(outDir).catch(() => undefined);
