@@ -177,3 +177,20 @@ describe('commands other than build read the sources under the configured limits
     expectFinding(check, 'KNO1005', /knoc\.config\.yaml:1:1 {2}error {2}KNO1005/);
   });
 });
+
+describe('a cache folder reached through a link', () => {
+  it('is neither read nor written: a linked node_modules/ cannot smuggle in a cache or receive one', () => {
+    const { root, files } = fresh();
+    const elsewhere = path.join(files, 'modules');
+    mkdirSync(path.join(elsewhere, '.cache/knoc'), { recursive: true });
+    writeFileSync(path.join(elsewhere, '.cache/knoc/index.bin'), 'not knoc');
+    rmSync(path.join(root, 'node_modules'), { recursive: true, force: true });
+    symlinkSync(elsewhere, path.join(root, 'node_modules'));
+    writeFileSync(path.join(root, BLUEPRINT), readFileSync(path.join(root, BLUEPRINT), 'utf8').replace('  name: Drift Sentinel\n', '  name: Drift Sentinel Two\n'));
+    const run = knoc(['build', '--root', root], root);
+    expect(run.status, run.stderr).toBe(0);
+    expect([...snapshotTree(elsewhere).keys()]).toEqual(['.cache/knoc/index.bin']);
+    expect(readFileSync(path.join(elsewhere, '.cache/knoc/index.bin'), 'utf8')).toBe('not knoc');
+    expect(readFileSync(path.join(root, 'dist/agents/drift-sentinel/.well-known/agent-card.json'), 'utf8')).toContain('Drift Sentinel Two');
+  });
+});

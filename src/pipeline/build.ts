@@ -11,6 +11,7 @@ import { discover, FILE_START, readRepositoryFile, type Discovery } from '../dis
 import { configuredLimits, readConfigFile } from '../config/read-config.js';
 import { KEY_FILE_LIMIT, readGivenFile } from '../discover/read-given-file.js';
 import { unsafeName } from '../discover/source-bounds.js';
+import { safeCacheDir } from './cache-location.js';
 import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
@@ -113,7 +114,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(baselineRead && 'diagnostic' in baselineRead ? [baselineRead.diagnostic] : []),
     ...(options.baseline !== undefined && baselineRead && 'missing' in baselineRead ? [createDiagnostic('KNO6004', { detail: 'it cannot be read (ENOENT)' }, { file: baselinePath })] : []),
   ];
-  const cacheDir = options.cacheDir === false ? undefined : path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR);
+  const cacheDir = options.cacheDir === false ? undefined : safeCacheDir(root, path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR));
   const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
   const cache = loaded?.cache ?? createBuildCache();
   const phaseMs: PhaseTiming[] = [
