@@ -152,8 +152,16 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
       const detail = forms.length > 0 ? `is ${describeType(error.data)}, which matches none of the allowed forms: ${forms.join(', or ')}` : 'does not match any of the allowed forms';
       return createDiagnostic('KNO2010', { what: capitalize(what), detail }, { ...at(), hint: forms.length > 0 ? `Write it as ${forms.join(', or as ')}.` : undefined });
     }
-    default:
-      return createDiagnostic('KNO2010', { what: capitalize(what), detail: error.message ?? 'breaks a schema rule' }, at());
+    case 'uniqueItems': {
+      // Point at the repeated item, not at the whole list.
+      const [first, again] = [Number(params.j), Number(params.i)].sort((x, y) => x - y);
+      const item = `${pointer}/${again}`;
+      return createDiagnostic('KNO2010', { what: capitalize(what), detail: `repeats item ${first! + 1} as item ${again! + 1}, expected every item once` }, { file, pointer: item, range: entity.locator.rangeOf(item), hint: `Remove item ${again! + 1} or change it; the spec asks for unique items.` });
+    }
+    default: {
+      const rule = error.keyword;
+      return createDiagnostic('KNO2010', { what: capitalize(what), detail: error.message ?? 'breaks a schema rule' }, { ...at(), hint: `Change the value to meet the spec's \`${rule}\` rule${entity.schema ? ` in \`${entity.schema.name}@${entity.schema.version}\`` : ''}.` });
+    }
   }
 }
 
