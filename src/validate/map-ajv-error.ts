@@ -40,6 +40,8 @@ export function mapAjvErrors(errors: readonly ErrorObject[], entity: Entity, opt
   for (const error of kept) {
     if (error.keyword === 'required' && misspelled.has(`${error.instancePath}/${String((error.params as { missingProperty?: unknown }).missingProperty)}`)) continue;
     const diagnostic = mapAjvError(error, entity, options);
+    // Every finding says what to do, even for a rule that has no wording of its own.
+    if (entity.schema) diagnostic.hint ??= `Change the value to meet the \`${error.keyword}\` rule of \`${entity.schema.name}@${entity.schema.version}\`.`;
     const key = `${diagnostic.code}\u0000${diagnostic.pointer ?? ''}\u0000${diagnostic.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -158,10 +160,8 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
       const item = `${pointer}/${again}`;
       return createDiagnostic('KNO2010', { what: capitalize(what), detail: `repeats item ${first! + 1} as item ${again! + 1}, expected every item once` }, { file, pointer: item, range: entity.locator.rangeOf(item), hint: `Remove item ${again! + 1} or change it; the spec asks for unique items.` });
     }
-    default: {
-      const rule = error.keyword;
-      return createDiagnostic('KNO2010', { what: capitalize(what), detail: error.message ?? 'breaks a schema rule' }, { ...at(), hint: `Change the value to meet the spec's \`${rule}\` rule${entity.schema ? ` in \`${entity.schema.name}@${entity.schema.version}\`` : ''}.` });
-    }
+    default:
+      return createDiagnostic('KNO2010', { what: capitalize(what), detail: error.message ?? 'breaks a schema rule' }, at());
   }
 }
 
