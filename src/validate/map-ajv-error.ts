@@ -150,7 +150,9 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
     }
     case 'anyOf':
     case 'oneOf': {
-      const forms = Array.isArray(error.schema) ? error.schema.map(describeForm) : [];
+      // The same wording once, and a long list of alternatives cut short: a report stays readable whatever the spec.
+      const all = Array.isArray(error.schema) ? [...new Set(error.schema.map(describeForm))] : [];
+      const forms = all.length > 6 ? [...all.slice(0, 5), `${all.length - 5} other forms`] : all;
       const detail = forms.length > 0 ? `is ${describeType(error.data)}, which matches none of the allowed forms: ${forms.join(', or ')}` : 'does not match any of the allowed forms';
       return createDiagnostic('KNO2010', { what: capitalize(what), detail }, { ...at(), hint: forms.length > 0 ? `Write it as ${forms.join(', or as ')}.` : undefined });
     }
