@@ -9,6 +9,9 @@ import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-fil
 import type { PlannedOutput } from '../emit/plan-outputs.js';
 import { discover, FILE_START, readRepositoryFile, type Discovery } from '../discover/discover.js';
 import { configuredLimits, readConfigFile } from '../config/read-config.js';
+import { KEY_FILE_LIMIT, readGivenFile } from '../discover/read-given-file.js';
+import { unsafeName } from '../discover/source-bounds.js';
+import { safeCacheDir } from './cache-location.js';
 import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
@@ -113,7 +116,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(baselineRead && 'diagnostic' in baselineRead ? [baselineRead.diagnostic] : []),
     ...(options.baseline !== undefined && baselineRead && 'missing' in baselineRead ? [createDiagnostic('KNO6004', { detail: 'it cannot be read (ENOENT)' }, { file: baselinePath })] : []),
   ];
-  const cacheDir = options.cacheDir === false ? undefined : path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR);
+  const cacheDir = options.cacheDir === false ? undefined : safeCacheDir(root, path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR));
   const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
   const cache = loaded?.cache ?? createBuildCache();
   const phaseMs: PhaseTiming[] = [
@@ -296,6 +299,7 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
   else if (root === outDir || root.startsWith(outDir + path.sep)) reason = 'holds the repository itself';
   // knoc.config.yaml comes with the sources, perhaps from a stranger's pull request: it may only name a folder inside the repository.
   else if (fromConfig && !outDir.startsWith(root + path.sep)) reason = 'is outside the repository; only `--out` may point there';
+  else if (fromConfig && unsafeName(out.split(path.sep).join('/'))) reason = `is not a safe folder name: it ${unsafeName(out.split(path.sep).join('/'))}`;
   else if (inside(path.join(root, '.git')) || inside(path.join(root, 'node_modules')) || outDir === path.join(root, configPath ?? CONFIG_FILE)) reason = 'belongs to git, npm or the configuration';
   else {
     const info = await lstat(outDir).catch(() => undefined);
@@ -314,14 +318,10 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
  * unchanged card keeps its bytes even with a randomised algorithm (ES256).
  */
 async function prepareSigning(sign: SignOptions, root: string, out: string | undefined, config: SourceFile | undefined): Promise<SigningInput | { diagnostic: Diagnostic }> {
-  let text: string;
-  try {
-    text = await readFile(path.resolve(sign.keyFile), 'utf8');
-  } catch (error) {
-    const detail = error instanceof Error && 'code' in error ? (error.code === 'ENOENT' ? 'there is no such file' : error.code === 'EISDIR' ? 'it is a folder' : String(error.code)) : String(error);
-    return { diagnostic: createDiagnostic('KNO4010', { file: sign.keyFile, detail }, { file: sign.keyFile }) };
-  }
-  const signer = loadSigningKey(text, { ...(sign.keyId !== undefined ? { kid: sign.keyId } : {}), ...(sign.jku !== undefined ? { jku: sign.jku } : {}) });
+  // A key file is small: bounded, regular files only (a pipe would block the build), UTF-8.
+  const read = readGivenFile(path.resolve(sign.keyFile), KEY_FILE_LIMIT);
+  if ('error' in read) return { diagnostic: createDiagnostic('KNO4010', { file: sign.keyFile, detail: read.error }, { file: sign.keyFile }) };
+  const signer = loadSigningKey(read.text, { ...(sign.keyId !== undefined ? { kid: sign.keyId } : {}), ...(sign.jku !== undefined ? { jku: sign.jku } : {}) });
   if (typeof signer === 'string') return { diagnostic: createDiagnostic('KNO4011', { file: sign.keyFile, detail: signer }, { file: sign.keyFile }) };
   const outDir = path.resolve(root, out ?? loadConfig(config).config.out ?? 'dist');
   const manifest = await readManifest(outDir);
