@@ -7,6 +7,7 @@ import type { FileStamp } from '../model/file-stamp.js';
 import { listingOf, stampOf } from '../model/file-stamp.js';
 import type { SourceFile } from '../model/source-file.js';
 import type { BuildOptions } from './build.js';
+import { safeCacheDir } from './cache-location.js';
 import { failsGate } from './gate.js';
 
 /** The baseline file's default name at the root. */
@@ -73,7 +74,8 @@ export async function upToDate(options: BuildOptions): Promise<UpToDate | undefi
   const key = indexKey(options);
   if (key === undefined) return undefined;
   const root = path.resolve(options.root ?? '.');
-  const loaded = loadStatIndex(path.resolve(root, options.cacheDir || DEFAULT_CACHE_DIR), key);
+  const cacheDir = safeCacheDir(root, path.resolve(root, options.cacheDir || DEFAULT_CACHE_DIR));
+  const loaded = cacheDir ? loadStatIndex(cacheDir, key) : undefined;
   if (!loaded || !unchangedSince(loaded, loaded.writtenMs)) return undefined;
   const { report } = loaded;
   // The gate may be stricter today (--fail-severity warning, --max-warnings): then the full build decides.
