@@ -217,6 +217,17 @@ describe('a hostile corpus against the example repository', () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
   });
 
+  it('reports an unreadable knoc.config.yaml once, not again as every missing setting', () => {
+    const root = path.join(makeTempDir('knoc-corpus-'), 'repo');
+    cpSync(template, root, { recursive: true, verbatimSymlinks: true });
+    rmSync(path.join(root, 'knoc.config.yaml'));
+    symlinkSync('/etc/hostname', path.join(root, 'knoc.config.yaml'));
+    const run = spawnSync(process.execPath, [BIN, 'build', '--root', root], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^knoc\.config\.yaml:1:1 {2}error {2}KNO1005 {2}/m);
+    expect(run.stderr).not.toMatch(/KNO400[12]/);
+  });
+
   it.each(cases)('$name: exit 1 with $code, no stack trace, dist/ unchanged, nothing written elsewhere', ({ code, apply, keepsDist }) => {
     const parent = makeTempDir('knoc-corpus-');
     const root = path.join(parent, 'repo');

@@ -131,6 +131,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const result = compile({
     discovery,
     cache,
+    ...(configRead.length > 0 ? { configUnreadable: true } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     prewarmed,
     keepPages: options.memoryCache !== undefined,

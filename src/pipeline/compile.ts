@@ -42,6 +42,8 @@ export interface CompileInput {
   keepPages?: boolean;
   /** Paths whose analyses worker threads put in the cache for this build: parsed, not cache hits. */
   prewarmed?: ReadonlySet<string>;
+  /** knoc.config.yaml exists but could not be read (its finding is reported by the caller): settings it would hold are not reported missing. */
+  configUnreadable?: boolean;
   /** Sign every card (`knoc build --sign-key`). */
   signing?: SigningInput;
   /** Told as files are analysed and cards projected, for a progress display. */
@@ -162,7 +164,7 @@ export function compile(input: CompileInput): CompileResult {
   const broken = new Set(diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined).map((d) => d.file));
   const baseUrl = input.baseUrl ?? config.base_url;
   // A broken config already has its own finding; a missing URL would only repeat it.
-  const quietAboutUrls = configDiagnostics.length > 0 && baseUrl === undefined;
+  const quietAboutUrls = (configDiagnostics.length > 0 || input.configUnreadable === true) && baseUrl === undefined;
   const unlessConfigBroken = (found: Diagnostic[]) => (quietAboutUrls ? found.filter((d) => d.code !== 'KNO4001' && d.code !== 'KNO4002') : found);
   const inferServiceClass = config.infer_service_class === true;
   const published: PublishedCard[] = [];
