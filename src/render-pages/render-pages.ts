@@ -89,7 +89,8 @@ export function renderPages(input: PagesInput): OutputRequest[] {
 const agentPages = new Map<string, { text: string; sha256: string }>();
 const MAX_REMEMBERED = 20_000;
 
-function domainInfo(domain: Entity): (DomainInfo & { source: string }) | undefined {
+/** A domain as the pages show it, with its source path; undefined without a slug. */
+export function domainInfo(domain: Entity): (DomainInfo & { source: string }) | undefined {
   const slug = stringField(domain.data, 'slug');
   if (slug === undefined) return undefined;
   const title = stringField(domain.data, 'title');
