@@ -117,7 +117,7 @@ describe('files that are not regular files', () => {
     mkdirSync(path.join(root, 'content/agent-blueprints/folder.kno'));
     const run = runCli(['check', '--root', root]);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain('content/agent-blueprints/linked.kno  error  KNO1005  The file cannot be read: it is a symbolic link');
-    expect(run.stderr).toContain('content/agent-blueprints/folder.kno  error  KNO1005  The file cannot be read: it is a folder, expected a file.');
+    expect(run.stderr).toContain('content/agent-blueprints/linked.kno:1:1  error  KNO1005  The file cannot be read: it is a symbolic link');
+    expect(run.stderr).toContain('content/agent-blueprints/folder.kno:1:1  error  KNO1005  The file cannot be read: it is a folder, expected a file.');
   });
 });

@@ -2,8 +2,8 @@
 // the example repository that already has a dist/: every one ends with exit
 // code 1 and its diagnostic, no stack trace, within a time bound, with the
 // previous dist/ byte for byte as it was and nothing written anywhere else.
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
@@ -18,6 +18,8 @@ interface HostileCase {
   name: string;
   code: string;
   apply: (root: string) => void;
+  /** False when the case replaces dist/ itself (a linked dist/): then only "nothing written elsewhere" is checked. */
+  keepsDist?: false;
 }
 
 const write = (file: string, content: string | Buffer) => (root: string) => {
@@ -27,6 +29,34 @@ const write = (file: string, content: string | Buffer) => (root: string) => {
 const edit = (file: string, change: (text: string) => string) => (root: string) => writeFileSync(path.join(root, file), change(readFileSync(path.join(root, file), 'utf8')));
 /** The drift sentinel with one line replaced or added under its projection. */
 const projection = (line: string) => edit(BLUEPRINT, (t) => t.replace('  name: Drift Sentinel\n', `  name: Drift Sentinel\n${line}\n`));
+/** Replaces a file of the copy with a symbolic link to `target` (relative to the file's folder, or absolute). */
+const link = (file: string, target: string) => (root: string) => {
+  rmSync(path.join(root, file), { recursive: true, force: true });
+  mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+  symlinkSync(target, path.join(root, file));
+};
+/** Moves a file of the copy beside the repository and links to it there. */
+const linkOutside = (file: string) => (root: string) => {
+  const outside = path.join(root, '..', `outside-${path.basename(file)}`);
+  renameSync(path.join(root, file), outside);
+  symlinkSync(outside, path.join(root, file));
+};
+/** Replaces a file of the copy with a named pipe. */
+const fifo = (file: string) => (root: string) => {
+  rmSync(path.join(root, file), { force: true });
+  execFileSync('mkfifo', [path.join(root, file)]);
+};
+/** A listening Unix socket at `file`, left behind when the process that made it exits. */
+const socket = (file: string) => (root: string) => {
+  execFileSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(path.join(root, file))}, () => process.exit(0))`]);
+};
+const isRoot = process.getuid?.() === 0;
+/** The drift sentinel under another file name, with its own id and a given slug. */
+const renamed = (file: string, slug: string) => (root: string) => {
+  const text = readFileSync(path.join(root, BLUEPRINT), 'utf8').replace(/^id: .*$/m, 'id: 01M80P61HEJJHDHJ916G414BZZ').replace('slug: drift-sentinel', `slug: ${slug}`);
+  writeFileSync(path.join(root, 'content/agent-blueprints', file), text);
+};
+const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${i}: 1`);
 const laughs = ['lol0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...Array.from({ length: 12 }, (_, i) => `lol${i + 1}: &l${i + 1} [${Array(9).fill(`*l${i}`).join(', ')}]`)].join('\n');
 
 const cases: HostileCase[] = [
@@ -72,6 +102,56 @@ const cases: HostileCase[] = [
   { name: 'a plain-http URL to another host', code: 'KNO2080', apply: edit(BLUEPRINT, (t) => t.replace(/documentation_url: .*/, 'documentation_url: "http://example.org/docs"')) },
   { name: 'a javascript: URL in the fleet config', code: 'KNO2080', apply: edit('knoc.config.yaml', (t) => t.replace('documentation_url: https://example.org/docs/agents', 'documentation_url: "javascript:alert(1)"')) },
   { name: 'credentials in a URL', code: 'KNO2081', apply: edit(BLUEPRINT, (t) => t.replace(/documentation_url: .*/, 'documentation_url: "https://admin:hunter2@example.org/docs"')) },
+  // Links, folders, pipes and devices where a file belongs: reported, never followed or read
+  { name: 'a linked knoc.config.yaml inside the root', code: 'KNO1005', apply: (root) => { mkdirSync(path.join(root, 'settings')); renameSync(path.join(root, 'knoc.config.yaml'), path.join(root, 'settings/knoc.yaml')); symlinkSync('settings/knoc.yaml', path.join(root, 'knoc.config.yaml')); } },
+  { name: 'a linked knoc.config.yaml that leaves the root', code: 'KNO1005', apply: linkOutside('knoc.config.yaml') },
+  { name: 'knoc.config.yaml linked to /dev/zero', code: 'KNO1005', apply: link('knoc.config.yaml', '/dev/zero') },
+  { name: 'knoc.config.yaml linked to a folder', code: 'KNO1005', apply: link('knoc.config.yaml', '/') },
+  { name: 'knoc.config.yaml as a folder', code: 'KNO1005', apply: (root) => { rmSync(path.join(root, 'knoc.config.yaml')); mkdirSync(path.join(root, 'knoc.config.yaml')); } },
+  { name: 'knoc.config.yaml as a named pipe', code: 'KNO1005', apply: fifo('knoc.config.yaml') },
+  { name: 'a 2 MiB knoc.config.yaml', code: 'KNO1011', apply: edit('knoc.config.yaml', (t) => `${t}# ${'x'.repeat(2 * 1024 * 1024)}\n`) },
+  { name: 'invalid UTF-8 in knoc.config.yaml', code: 'KNO1015', apply: (root) => writeFileSync(path.join(root, 'knoc.config.yaml'), Buffer.concat([readFileSync(path.join(root, 'knoc.config.yaml')), Buffer.from([0x23, 0x20, 0xff, 0x0a])])) },
+  { name: 'a linked baseline that leaves the root', code: 'KNO1005', apply: link('knoc-baseline.json', '/etc/passwd') },
+  { name: 'a linked baseline inside the root', code: 'KNO1005', apply: (root) => { writeFileSync(path.join(root, 'accepted.json'), '{"version": 1, "entries": []}\n'); symlinkSync('accepted.json', path.join(root, 'knoc-baseline.json')); } },
+  { name: 'a baseline linked to /dev/zero', code: 'KNO1005', apply: link('knoc-baseline.json', '/dev/zero') },
+  { name: 'a baseline that is a folder', code: 'KNO1005', apply: (root) => mkdirSync(path.join(root, 'knoc-baseline.json')) },
+  { name: 'a baseline that is a named pipe', code: 'KNO1005', apply: fifo('knoc-baseline.json') },
+  { name: 'a 2 MiB baseline', code: 'KNO1011', apply: write('knoc-baseline.json', `{"version": 1, "entries": []}${' '.repeat(2 * 1024 * 1024)}`) },
+  { name: 'a baseline with invalid UTF-8', code: 'KNO1015', apply: write('knoc-baseline.json', Buffer.concat([Buffer.from('{"version": 1, "entries": [], "x": "'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')])) },
+  { name: 'a baseline of 300,000 nested lists', code: 'KNO6004', apply: write('knoc-baseline.json', `${'['.repeat(300_000)}${']'.repeat(300_000)}`) },
+  { name: 'a linked .kno inside the root', code: 'KNO1005', apply: link(NEW_FILE, 'drift-sentinel.kno') },
+  { name: 'a .kno linked to /dev/zero', code: 'KNO1005', apply: link(NEW_FILE, '/dev/zero') },
+  { name: 'a .kno linked to a named pipe', code: 'KNO1005', apply: (root) => { execFileSync('mkfifo', [path.join(root, 'pipe')]); symlinkSync('../../pipe', path.join(root, NEW_FILE)); } },
+  { name: 'a .kno that is a named pipe', code: 'KNO1005', apply: fifo(NEW_FILE) },
+  { name: 'a .kno that is a socket', code: 'KNO1005', apply: socket(NEW_FILE) },
+  ...(isRoot ? [{ name: 'a .kno that is a device', code: 'KNO1005', apply: (root: string) => execFileSync('mknod', [path.join(root, NEW_FILE), 'c', '1', '5']) }] : []),
+  { name: 'a linked specs/', code: 'KNO1005', apply: linkOutside('specs') },
+  { name: 'a linked spec file', code: 'KNO1005', apply: linkOutside('specs/agent-blueprint-schema.kno') },
+  { name: 'a linked dist/ that leaves the root', code: 'KNO5002', keepsDist: false, apply: (root) => { mkdirSync(path.join(root, '..', 'elsewhere')); writeFileSync(path.join(root, '..', 'elsewhere', 'keep.txt'), 'mine\n'); link('dist', '../elsewhere')(root); } },
+  // Shapes that cost a parser more than their size
+  { name: '100,000 keys in one mapping', code: 'KNO1018', apply: write(NEW_FILE, `$schema: agent-blueprint@0.2.0\n${keys(100_000).join('\n')}\n`) },
+  { name: '90,000 keys in one flow mapping', code: 'KNO1018', apply: write(NEW_FILE, `$schema: agent-blueprint@0.2.0\nx: {${keys(90_000).join(', ')}}\n`) },
+  { name: '60,000 keys under the projection', code: 'KNO1018', apply: projection(`  x:\n${keys(60_000).map((k) => `    ${k}`).join('\n')}`) },
+  { name: 'a 1 MiB scalar', code: 'KNO1011', apply: edit(BLUEPRINT, (t) => t.replace('title: Drift Sentinel', `title: ${'x'.repeat(1024 * 1024)}`)) },
+  { name: 'a key of 500,000 characters', code: 'KNO1001', apply: edit(BLUEPRINT, (t) => t.replace('visibility: public\n', `visibility: public\n${'k'.repeat(500_000)}: 1\n`)) },
+  { name: '50,000 nested flow mappings', code: 'KNO1012', apply: write(NEW_FILE, `a: ${'{a: '.repeat(50_000)}1${'}'.repeat(50_000)}\n`) },
+  { name: 'a NUL byte', code: 'KNO1017', apply: (root) => writeFileSync(path.join(root, BLUEPRINT), Buffer.concat([readFileSync(path.join(root, BLUEPRINT)), Buffer.from('# a\u0000b\n')])) },
+  { name: 'a raw terminal escape', code: 'KNO1017', apply: edit(BLUEPRINT, (t) => t.replace('title: Drift Sentinel', 'title: Drift \u001b[2J\u001b[31mSentinel')) },
+  { name: 'a C1 control character', code: 'KNO1017', apply: edit(BLUEPRINT, (t) => t.replace('title: Drift Sentinel', 'title: Drift \u009b31mSentinel')) },
+  { name: 'a NUL byte in knoc.config.yaml', code: 'KNO1017', apply: edit('knoc.config.yaml', (t) => `${t}# \u0000\n`) },
+  // Odd names and folders
+  { name: 'a file name with a line break', code: 'KNO1019', apply: renamed('drift\nsentinel.kno', 'drift-sentinel-2') },
+  { name: 'a file name with a terminal escape', code: 'KNO1019', apply: renamed('drift\u001b[31m.kno', 'drift-sentinel-2') },
+  { name: 'a file name that is not UTF-8', code: 'KNO1019', apply: (root) => writeFileSync(Buffer.from(`${path.join(root, 'content/agent-blueprints')}/drift\xff\xfe.kno`, 'latin1'), readFileSync(path.join(root, BLUEPRINT))) },
+  { name: 'a Windows device file name', code: 'KNO1019', apply: renamed('con.kno', 'drift-sentinel-2') },
+  { name: 'an upper-case Windows device file name', code: 'KNO1019', apply: renamed('CON.kno', 'drift-sentinel-2') },
+  { name: 'a Windows device folder name', code: 'KNO1019', apply: (root) => { mkdirSync(path.join(root, 'content/aux')); renamed('../../content/aux/x.kno', 'drift-sentinel-2')(root); } },
+  { name: 'a folder name ending in a dot', code: 'KNO1019', apply: (root) => { mkdirSync(path.join(root, 'content/team.')); renamed('../team./x.kno', 'drift-sentinel-2')(root); } },
+  { name: 'a folder name ending in a space', code: 'KNO1019', apply: (root) => { mkdirSync(path.join(root, 'content/team ')); renamed('../team /x.kno', 'drift-sentinel-2')(root); } },
+  { name: 'a file name with a Windows-reserved character', code: 'KNO1019', apply: renamed('drift:sentinel.kno', 'drift-sentinel-2') },
+  { name: 'a file name with a backslash', code: 'KNO1019', apply: renamed('drift\\sentinel.kno', 'drift-sentinel-2') },
+  { name: 'file names that differ only in case', code: 'KNO1019', apply: (root) => writeFileSync(path.join(root, 'content/agent-blueprints/Drift-Sentinel.kno'), readFileSync(path.join(root, BLUEPRINT), 'utf8').replace(/^id: .*$/m, 'id: 01M80P61HEJJHDHJ916G414BZZ')) },
+  { name: 'a blueprint 200 folders deep', code: 'KNO3002', apply: (root) => { const deep = path.join(root, 'content', ...Array(200).fill('d')); mkdirSync(deep, { recursive: true }); cpSync(path.join(root, BLUEPRINT), path.join(deep, 'drift-sentinel.kno')); } },
   { name: "a private key", code: "KNO2082", apply: edit(BLUEPRINT, (t) => t.replace(/ {2}description: Finds drift.*/, "  description: \"-----BEGIN EC PRIVATE KEY-----\\nMHcCAQEEIBYr\\n-----END EC PRIVATE KEY-----\"")) },
   { name: 'an AWS key', code: 'KNO2082', apply: edit(BLUEPRINT, (t) => t.replace('- Check the orders API for drift', '- Check drift with AKIAIOSFODNN7EXAMPLE')) },
   { name: 'a bearer token', code: 'KNO2082', apply: edit(BLUEPRINT, (t) => t.replace('- Check the orders API for drift', '- "curl -H \'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9abcdefghij\'"')) },
@@ -91,9 +171,28 @@ beforeAll(() => {
   distBefore = snapshotTree(path.join(template, 'dist'));
 }, 60_000);
 
-/** Every file under a folder, except those under `skip` (relative paths). */
+/**
+ * Every entry under a folder, except those under `skip` (relative paths), without following links
+ * or opening anything but regular files: a link is its target, a pipe or a device its kind.
+ */
 function filesUnder(dir: string, skip: readonly string[]): Map<string, Buffer> {
-  return new Map([...snapshotTree(dir)].filter(([file]) => !skip.some((s) => file === s || file.startsWith(`${s}/`))));
+  const entries = new Map<string, Buffer>();
+  // Names as bytes: a name that is not UTF-8 must still be found again.
+  const walk = (current: Buffer, prefix: string) => {
+    for (const raw of readdirSync(current, { encoding: 'buffer' }).sort(Buffer.compare)) {
+      const name = raw.toString('latin1');
+      const relative = prefix ? `${prefix}/${name}` : name;
+      if (skip.some((s) => relative === s || relative.startsWith(`${s}/`))) continue;
+      const full = Buffer.concat([current, Buffer.from('/'), raw]);
+      const info = lstatSync(full);
+      if (info.isDirectory()) walk(full, relative);
+      else if (info.isSymbolicLink()) entries.set(relative, Buffer.from(`link -> ${readlinkSync(full)}`));
+      else if (info.isFile()) entries.set(relative, readFileSync(full));
+      else entries.set(relative, Buffer.from(`special ${info.mode}`));
+    }
+  };
+  walk(Buffer.from(dir), '');
+  return entries;
 }
 
 describe('a hostile corpus against the example repository', () => {
@@ -101,7 +200,7 @@ describe('a hostile corpus against the example repository', () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
   });
 
-  it.each(cases)('$name: exit 1 with $code, no stack trace, dist/ unchanged, nothing written elsewhere', ({ code, apply }) => {
+  it.each(cases)('$name: exit 1 with $code, no stack trace, dist/ unchanged, nothing written elsewhere', ({ code, apply, keepsDist }) => {
     const parent = makeTempDir('knoc-corpus-');
     const root = path.join(parent, 'repo');
     cpSync(template, root, { recursive: true, verbatimSymlinks: true });
@@ -113,10 +212,17 @@ describe('a hostile corpus against the example repository', () => {
     expect(run.stderr).toMatch(new RegExp(`\\b${code}\\b`));
     expect(run.stderr).not.toMatch(STACK);
     expect(run.stderr).not.toMatch(/KNO9001/);
+    // The finding names its file, line and column, and carries a hint.
+    const finding = run.stderr.split('\n').findIndex((line) => new RegExp(`^\\S.*:\\d+:\\d+  error  ${code}  `).test(line));
+    expect(finding, `a ${code} line with file:line:column in\n${run.stderr.slice(0, 2000)}`).toBeGreaterThanOrEqual(0);
+    const lines = run.stderr.split('\n').slice(finding + 1);
+    expect(lines.slice(0, lines.indexOf('')).some((line) => line.startsWith('  hint: '))).toBe(true);
     // The previous dist/ is byte for byte as it was.
-    const dist = snapshotTree(path.join(root, 'dist'));
-    expect([...dist.keys()]).toEqual([...distBefore.keys()]);
-    for (const [file, bytes] of distBefore) expect(dist.get(file)!.equals(bytes), file).toBe(true);
+    if (keepsDist !== false) {
+      const dist = snapshotTree(path.join(root, 'dist'));
+      expect([...dist.keys()]).toEqual([...distBefore.keys()]);
+      for (const [file, bytes] of distBefore) expect(dist.get(file)!.equals(bytes), file).toBe(true);
+    }
     // Nothing new or changed outside dist/ and the cache, in the repository or beside it.
     const after = filesUnder(parent, ['repo/dist', 'repo/node_modules/.cache']);
     expect([...after.keys()]).toEqual([...before.keys()]);

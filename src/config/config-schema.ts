@@ -57,13 +57,14 @@ export const configSchema = {
     },
     limits: {
       title: 'parse limits',
-      description: 'bounds on each input file: `max_file_size` (bytes), `max_depth` and `max_aliases`',
+      description: 'bounds on each input file: `max_file_size` (bytes), `max_depth`, `max_aliases` and `max_keys`',
       type: 'object',
       additionalProperties: false,
       properties: {
         max_file_size: { title: 'size in bytes', type: 'integer', ...LIMIT_RANGES.max_file_size },
         max_depth: { title: 'nesting depth', type: 'integer', ...LIMIT_RANGES.max_depth },
         max_aliases: { title: 'alias expansions', type: 'integer', ...LIMIT_RANGES.max_aliases },
+        max_keys: { title: 'keys in one mapping', type: 'integer', ...LIMIT_RANGES.max_keys },
       },
     },
     rules: {

@@ -120,6 +120,30 @@ export const catalogue = {
     explanation:
       'A key named `__proto__` is harmless in YAML but, carried as data into JavaScript, it can change the prototype of an object that a tool builds from it (prototype pollution). knoc refuses it wherever it appears, in blueprints, domains, specs and knoc.config.yaml.',
   },
+  KNO1017: {
+    title: 'Character not allowed in YAML',
+    severity: 'error',
+    message: 'The character {character} is not allowed in a YAML file, expected printable text.',
+    hint: 'Remove the character; to put a control character in a value, write it as an escape inside double quotes, such as `"\\t"`.',
+    explanation:
+      'YAML 1.2 allows only printable characters in a file: no NUL, no other C0 or C1 control character but tab, line feed, carriage return and NEL, no DEL. A raw NUL or terminal escape in a pull request could cut a value short in another tool or rewrite a CI log, so knoc refuses the file at the first such character, before parsing it.',
+  },
+  KNO1018: {
+    title: 'Too many keys in one mapping',
+    severity: 'error',
+    message: 'This mapping has more than {limit} keys, expected at most {limit}.',
+    hint: 'Split the mapping, or raise `limits.max_keys` in knoc.config.yaml if so many keys are really needed.',
+    explanation:
+      'Checking a mapping for duplicate keys compares each key with the ones before it, so the cost grows with the square of the number of keys: a file of 100,000 keys would hold a build for minutes. knoc counts the keys of every mapping in one linear pass before parsing and refuses a mapping past `limits.max_keys` (default 1000, far above any real blueprint).',
+  },
+  KNO1019: {
+    title: 'Unsafe file name',
+    severity: 'error',
+    message: 'The path {detail}, expected a plain name every platform can check out.',
+    hint: 'Rename the file or folder: printable UTF-8, no `< > : " | ? * \\`, no Windows device name such as `con` or `aux`, no trailing dot or space, and not the same as another name but for case.',
+    explanation:
+      'A source path appears in every report, in CI annotations and in SARIF. A control character or an invalid byte in a name could rewrite a log line or break those tools; a Windows device name, a reserved character, a trailing dot or two names that differ only in case make a repository that cannot be checked out on Windows or macOS, where the two names are one file. knoc reports such a path and does not read it.',
+  },
   KNO2001: {
     title: 'Missing `$schema`',
     severity: 'error',

@@ -1,15 +1,16 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { globby } from 'globby';
 import { createDiagnostic } from '../diagnostics/create.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Diagnostic, Range } from '../diagnostics/diagnostic.js';
 import { sha256Hex } from '../model/digest.js';
 import { DEFAULT_LIMITS, sameLimits, type ParseLimits } from '../model/limits.js';
 import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
 import type { SourceFile } from '../model/source-file.js';
 import { firstInvalidUtf8, rangeAtByte } from './invalid-utf8.js';
+import { caseTwins, codePointName, findWideMapping, firstNonPrintable, rangeAtOffset, unsafeName } from './source-bounds.js';
 
 /** knoc's own specs/ folder, the default schemas every repository starts from. */
 export const builtinSpecsDir = fileURLToPath(new URL('../../specs/', import.meta.url));
@@ -44,7 +45,7 @@ export async function discover(root: string, limits: ParseLimits = DEFAULT_LIMIT
   for (const folder of ['content', 'specs']) {
     if ((await lstat(path.join(root, folder)).catch(() => undefined))?.isSymbolicLink()) {
       linked.add(folder);
-      diagnostics.push(createDiagnostic('KNO1005', { detail: 'it is a symbolic link; knoc does not follow links, so nothing behind it is read' }, { file: folder }));
+      diagnostics.push(unreadable(folder, 'it is a symbolic link; knoc does not follow links, so nothing behind it is read', LINK_HINT));
     }
   }
   const unlessLinked = (folder: string, pattern: string) => (linked.has(folder) ? [] : [pattern]);
@@ -59,24 +60,39 @@ export async function discover(root: string, limits: ParseLimits = DEFAULT_LIMIT
   for (const odd of sortPaths(everything.filter((p) => !regular.has(p) && !p.endsWith('/')))) {
     const info = await lstat(path.join(root, odd)).catch(() => undefined);
     if (!odd.endsWith('.kno') && !(info?.isSymbolicLink() && (await stat(path.join(root, odd)).catch(() => undefined))?.isDirectory())) continue;
-    const detail = !info?.isSymbolicLink() ? 'it is not a regular file' : odd.endsWith('.kno') ? 'it is a symbolic link; knoc reads only regular files inside the repository' : 'it is a symbolic link to a folder; knoc does not follow links, so the .kno files behind it are not read';
-    diagnostics.push(createDiagnostic('KNO1005', { detail }, { file: odd }));
+    const detail = !info ? 'it cannot be examined' : !info.isSymbolicLink() ? notRegular(info).detail : odd.endsWith('.kno') ? 'it is a symbolic link; knoc reads only regular files inside the repository' : 'it is a symbolic link to a folder; knoc does not follow links, so the .kno files behind it are not read';
+    diagnostics.push(unreadable(odd, detail, info?.isSymbolicLink() ? LINK_HINT : undefined));
   }
-  for (const folder of sortPaths(everything.filter((p) => p.endsWith('.kno/')))) diagnostics.push(createDiagnostic('KNO1005', { detail: 'it is a folder, expected a file' }, { file: folder.slice(0, -1) }));
+  for (const folder of sortPaths(everything.filter((p) => p.endsWith('.kno/')))) diagnostics.push(unreadable(folder.slice(0, -1), 'it is a folder, expected a file'));
   const ownSpecsAreBuiltin = await sameDirectory(path.join(root, 'specs'), builtinSpecsDir);
   const builtinPaths = ownSpecsAreBuiltin ? [] : await globby('*.kno', { cwd: builtinSpecsDir, onlyFiles: true });
 
+  // A name that would rewrite a report or cannot be checked out everywhere is reported, and its file not read.
+  const twins = caseTwins(sortPaths([...new Set([...contentPaths, ...specPaths].flatMap(prefixes))]));
+  const safe = (relative: string): boolean => {
+    const twin = prefixes(relative).find((p) => twins.has(p));
+    const why = unsafeName(relative) ?? (twin ? `\`${twin}\` differs only in case from \`${twins.get(twin)}\`` : undefined);
+    if (why === undefined) return true;
+    diagnostics.push(createDiagnostic('KNO1019', { detail: twin && !unsafeName(relative) ? why : `\`${relative}\` ${why}` }, { file: relative, range: FILE_START }));
+    return false;
+  };
   const read = async (relative: string, absolute: string, origin: SourceFile['origin']): Promise<SourceFile | undefined> => {
     const result = await readSource(relative, absolute, origin, origin === 'builtin' ? DEFAULT_LIMITS : limits);
     if ('diagnostic' in result) diagnostics.push(result.diagnostic);
     return 'source' in result ? result.source : undefined;
   };
   const [content, own, builtin] = await Promise.all([
-    Promise.all(sortPaths(contentPaths).map((p) => read(p, path.join(root, p), 'content'))),
-    Promise.all(sortPaths(specPaths).map((p) => read(p, path.join(root, p), 'specs'))),
+    Promise.all(sortPaths(contentPaths).filter(safe).map((p) => read(p, path.join(root, p), 'content'))),
+    Promise.all(sortPaths(specPaths).filter(safe).map((p) => read(p, path.join(root, p), 'specs'))),
     Promise.all(sortPaths(builtinPaths).map((p) => read(`${BUILTIN_PREFIX}specs/${p}`, path.join(builtinSpecsDir, p), 'builtin'))),
   ]);
   return { specs: [...builtin, ...own].filter(isDefined), content: content.filter(isDefined), diagnostics, folders };
+}
+
+/** `a`, `a/b`, `a/b/c.kno` for `a/b/c.kno`. */
+function prefixes(relative: string): string[] {
+  const parts = relative.split('/');
+  return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
 /** Stamps each folder and every folder below it (symbolic links are not followed). */
@@ -100,36 +116,115 @@ function stampFolders(tops: readonly string[]): Map<string, FolderStamp> {
   return stamps;
 }
 
+/** Line 1, column 1: where a finding about a whole file (its kind, its size, its name) points. */
+export const FILE_START: Range = { start: { line: 1, column: 1, offset: 0 }, end: { line: 1, column: 1, offset: 0 } };
+
+/** The KNO1005 finding for a path knoc will not read, at the file's start. */
+export function unreadable(relative: string, detail: string, hint?: string): Diagnostic {
+  return createDiagnostic('KNO1005', { detail }, { file: relative, range: FILE_START, ...(hint ? { hint } : {}) });
+}
+
+const LINK_HINT = 'Replace the link with the file itself: knoc reads only regular files inside the repository and never follows symbolic links.';
+
+/** Why a path that is not a regular file is not read. */
+function notRegular(info: { isSymbolicLink(): boolean; isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): { detail: string; hint?: string } {
+  if (info.isSymbolicLink()) return { detail: 'it is a symbolic link; knoc does not follow links, so nothing behind it is read', hint: LINK_HINT };
+  if (info.isDirectory()) return { detail: 'it is a folder, expected a file' };
+  const kind = info.isFIFO() ? 'a named pipe' : info.isSocket() ? 'a socket' : 'a device';
+  return { detail: `it is ${kind}, not a regular file` };
+}
+
+// Opening never follows a link in the last component and never waits on a pipe's writer; fstat then decides on the open file itself.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
 /**
- * Reads one file's bytes; a failure is a diagnostic, never a throw. The size is
- * checked before reading, so an oversized file costs a stat, not its bytes.
+ * Reads one file's bytes; a failure is a diagnostic, never a throw. Only a
+ * regular file is read: a symbolic link, a folder, a pipe, a socket or a device
+ * is reported (KNO1005) without reading a byte. The file is opened without
+ * following a link and checked with fstat on the open descriptor, so nothing can
+ * swap a link in between the check and the read; the size is checked before
+ * reading, so an oversized file costs a stat, not its bytes.
  */
 export async function readSource(relative: string, absolute: string, origin: SourceFile['origin'], limits: ParseLimits = DEFAULT_LIMITS): Promise<{ source: SourceFile } | { diagnostic: Diagnostic }> {
-  const start = { line: 1, column: 1, offset: 0 };
+  return readSourceSync(relative, absolute, origin, limits);
+}
+
+/** `readSource`, synchronously: thousands of small reads cost a fraction of the thread pool's round trips. */
+export function readSourceSync(relative: string, absolute: string, origin: SourceFile['origin'], limits: ParseLimits = DEFAULT_LIMITS, yaml = true): { source: SourceFile } | { diagnostic: Diagnostic } {
+  // A name that is not valid UTF-8 cannot be named in a report, nor opened again by the name the listing gave.
+  if (relative.includes('\uFFFD')) return { diagnostic: unreadable(relative, 'its name is not valid UTF-8', 'Rename the file; paths in a repository must be UTF-8.') };
+  let fd: number;
   try {
-    // Stamped before reading: a change made while the file is read leaves a newer stamp than the one recorded.
-    const stamp = stampOf(absolute);
-    const info = statSync(absolute);
-    // A pipe or a device would block the read or never end: only regular files are read.
-    if (!info.isFile() && !info.isDirectory()) return { diagnostic: createDiagnostic('KNO1005', { detail: 'it is not a regular file' }, { file: relative }) };
-    if (info.isFile() && info.size > limits.maxFileBytes) {
-      return { diagnostic: createDiagnostic('KNO1011', { size: formatBytes(info.size), limit: formatBytes(limits.maxFileBytes) }, { file: relative, range: { start, end: start } }) };
+    fd = openSync(absolute, OPEN_FLAGS);
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
+    // ELOOP (Linux, macOS) and EMLINK (FreeBSD) are what O_NOFOLLOW answers for a link.
+    if (code === 'ELOOP' || code === 'EMLINK') return { diagnostic: unreadable(relative, notRegular({ isSymbolicLink: () => true, isDirectory: () => false, isFIFO: () => false, isSocket: () => false }).detail, LINK_HINT) };
+    const info = lstatSync(absolute, { throwIfNoEntry: false });
+    if (info && !info.isFile()) {
+      const { detail, hint } = notRegular(info);
+      return { diagnostic: unreadable(relative, detail, hint) };
     }
-    // Synchronous: thousands of small reads cost a fraction of the thread pool's round trips.
-    const bytes = readFileSync(absolute);
+    return { diagnostic: unreadable(relative, code) };
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) {
+      const { detail, hint } = notRegular(info);
+      return { diagnostic: unreadable(relative, detail, hint) };
+    }
+    // Stamped before reading, from the open file: a change made while the file is read leaves a newer stamp than the one recorded.
+    const stamp: FileStamp = { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
+    if (info.size > limits.maxFileBytes) return { diagnostic: tooLarge(relative, info.size, limits) };
+    const bytes = readFileSync(fd);
     // A file that grew between the stat and the read is held to the same limit.
-    if (bytes.length > limits.maxFileBytes) return { diagnostic: createDiagnostic('KNO1011', { size: formatBytes(bytes.length), limit: formatBytes(limits.maxFileBytes) }, { file: relative, range: { start, end: start } }) };
+    if (bytes.length > limits.maxFileBytes) return { diagnostic: tooLarge(relative, bytes.length, limits) };
     const invalid = firstInvalidUtf8(bytes);
     if (invalid >= 0) return { diagnostic: createDiagnostic('KNO1015', { offset: invalid, byte: `0x${bytes[invalid]!.toString(16).padStart(2, '0')}` }, { file: relative, range: rangeAtByte(bytes, invalid) }) };
     // The hash covers the bytes as stored; the text drops a UTF-8 byte order mark so columns on line 1 stay right.
-    const text = bytes.toString('utf8');
-    const source: SourceFile = { path: relative, absolutePath: absolute, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, sha256: sha256Hex(bytes), origin, ...(stamp ? { stamp } : {}) };
+    const decoded = bytes.toString('utf8');
+    const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+    if (yaml) {
+      const bound = yamlBounds(relative, text, limits);
+      if (bound) return { diagnostic: bound };
+    }
+    const source: SourceFile = { path: relative, absolutePath: absolute, text, sha256: sha256Hex(bytes), origin, stamp };
     if (!sameLimits(limits, DEFAULT_LIMITS)) source.limits = limits;
     return { source };
   } catch (error) {
     const detail = error instanceof Error && 'code' in error ? String(error.code) : String(error);
-    return { diagnostic: createDiagnostic('KNO1005', { detail }, { file: relative }) };
+    return { diagnostic: unreadable(relative, detail) };
+  } finally {
+    closeSync(fd);
   }
+}
+
+/**
+ * What a YAML file may not hold before it is parsed at all: a character YAML
+ * does not allow (a raw NUL, an escape sequence; KNO1017), or a mapping with
+ * more keys than `limits.max_keys` (KNO1018), whose duplicate-key check would
+ * cost the square of its size.
+ */
+function yamlBounds(relative: string, text: string, limits: ParseLimits): Diagnostic | undefined {
+  const control = firstNonPrintable(text);
+  if (control >= 0) return createDiagnostic('KNO1017', { character: codePointName(text, control) }, { file: relative, range: rangeAtOffset(text, control) });
+  const wide = findWideMapping(text, limits.maxKeys);
+  if (wide) return createDiagnostic('KNO1018', { limit: limits.maxKeys }, { file: relative, range: rangeAtOffset(text, wide.offset, wide.length) });
+  return undefined;
+}
+
+function tooLarge(relative: string, size: number, limits: ParseLimits): Diagnostic {
+  return createDiagnostic('KNO1011', { size: formatBytes(size), limit: formatBytes(limits.maxFileBytes) }, { file: relative, range: FILE_START });
+}
+
+/**
+ * Reads a file at a fixed place in the repository (knoc.config.yaml, the
+ * baseline) by the same rules as a source: regular files only, links not
+ * followed, within the size limit, UTF-8. A missing file is `{ missing: true }`.
+ */
+export function readRepositoryFile(relative: string, absolute: string, limits: ParseLimits = DEFAULT_LIMITS, format: 'yaml' | 'json' = 'yaml'): { source: SourceFile } | { diagnostic: Diagnostic } | { missing: true } {
+  if (!lstatSync(absolute, { throwIfNoEntry: false })) return { missing: true };
+  return readSourceSync(relative, absolute, 'content', limits, format === 'yaml');
 }
 
 /** Bytes as the largest whole unit that reads well: `1.5 MiB`, `800 KiB`, `512 bytes`. */

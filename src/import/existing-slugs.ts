@@ -1,4 +1,4 @@
-import { discover } from '../discover/discover.js';
+import { discoverRepository } from '../config/read-config.js';
 import { AGENT_KIND, stringField } from '../model/entity.js';
 import { parseFile } from '../parse/parse-file.js';
 
@@ -8,7 +8,7 @@ import { parseFile } from '../parse/parse-file.js';
  * (KNO3003). Files that do not parse are skipped; the build reports them.
  */
 export async function findAgentSlugs(root: string): Promise<Map<string, string>> {
-  const { content } = await discover(root);
+  const { content } = await discoverRepository(root);
   const slugs = new Map<string, string>();
   for (const source of content) {
     const { entity } = parseFile(source);

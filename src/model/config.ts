@@ -27,7 +27,7 @@ export interface KnocConfig {
   infer_service_class?: boolean;
   fleet?: FleetConfig;
   /** Parse limits; the model's `limitsFrom` turns them into numbers with defaults. */
-  limits?: { max_file_size?: number; max_depth?: number; max_aliases?: number };
+  limits?: { max_file_size?: number; max_depth?: number; max_aliases?: number; max_keys?: number };
   /** Per-code severity overrides; `off` drops the finding. */
   rules?: Record<string, Severity | 'off'>;
   /** Breaking changes `knoc diff` reports as acknowledged instead of failing on. */

@@ -8,16 +8,19 @@ export interface ParseLimits {
   maxDepth: number;
   /** Alias expansions one document may make (the YAML "billion laughs" budget). */
   maxAliases: number;
+  /** Keys one mapping may hold: a duplicate-key check costs the square of this. */
+  maxKeys: number;
 }
 
 /** The limits when the config sets none: far above any real blueprint, far below what hurts a CI runner. */
-export const DEFAULT_LIMITS: Readonly<ParseLimits> = Object.freeze({ maxFileBytes: 1024 * 1024, maxDepth: 64, maxAliases: 100 });
+export const DEFAULT_LIMITS: Readonly<ParseLimits> = Object.freeze({ maxFileBytes: 1024 * 1024, maxDepth: 64, maxAliases: 100, maxKeys: 1000 });
 
 /** The bounds each configurable limit must lie within; the config schema uses the same numbers. */
 export const LIMIT_RANGES = {
   max_file_size: { minimum: 1024, maximum: 64 * 1024 * 1024 },
   max_depth: { minimum: 8, maximum: 512 },
   max_aliases: { minimum: 0, maximum: 10000 },
+  max_keys: { minimum: 16, maximum: 100000 },
 } as const;
 
 /**
@@ -36,10 +39,11 @@ export function limitsFrom(config: unknown): ParseLimits {
     maxFileBytes: pick('max_file_size', DEFAULT_LIMITS.maxFileBytes),
     maxDepth: pick('max_depth', DEFAULT_LIMITS.maxDepth),
     maxAliases: pick('max_aliases', DEFAULT_LIMITS.maxAliases),
+    maxKeys: pick('max_keys', DEFAULT_LIMITS.maxKeys),
   };
 }
 
 /** True when two sets of limits are the same numbers. */
 export function sameLimits(a: ParseLimits, b: ParseLimits): boolean {
-  return a.maxFileBytes === b.maxFileBytes && a.maxDepth === b.maxDepth && a.maxAliases === b.maxAliases;
+  return a.maxFileBytes === b.maxFileBytes && a.maxDepth === b.maxDepth && a.maxAliases === b.maxAliases && a.maxKeys === b.maxKeys;
 }

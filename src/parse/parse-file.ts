@@ -4,7 +4,8 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Entity, SchemaRef } from '../model/entity.js';
 import { digestOf } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
-import { DEFAULT_LIMITS } from '../model/limits.js';
+import { DEFAULT_LIMITS, type ParseLimits } from '../model/limits.js';
+import { fastParseYaml } from './fast-yaml.js';
 import { expandedSize, findBoundViolations, firstAliasOffset } from './bounds.js';
 import type { SourceFile } from '../model/source-file.js';
 import { findDuplicateKeys, findUnrepresentable } from './duplicate-keys.js';
@@ -33,6 +34,14 @@ export function lazyLocator(text: string): LazyLocator {
 /** Parses one .kno file into an entity, keeping every source position. */
 export function parseFile(source: SourceFile): ParseResult {
   const limits = source.limits ?? DEFAULT_LIMITS;
+  // Most files are plain block YAML: read those without building a syntax tree; positions come later, if a finding needs one.
+  const fast = fastParseYaml(source.text, limits.maxDepth);
+  if (isRecord(fast)) return { entity: { source, data: fast, locator: lazyLocator(source.text), schema: parseSchemaRef(fast.$schema), digest: digestOf(fast) }, diagnostics: [] };
+  return parseFileFully(source, limits);
+}
+
+/** Parses one file with the full YAML parser: every position, every problem. */
+export function parseFileFully(source: SourceFile, limits: ParseLimits = source.limits ?? DEFAULT_LIMITS): ParseResult {
   const { doc, locator } = parseYaml(source.text);
   const diagnostics = yamlDiagnostics(doc, source, locator);
   if (diagnostics.length > 0) return { diagnostics };

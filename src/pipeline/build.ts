@@ -1,4 +1,4 @@
-import { lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
@@ -7,15 +7,14 @@ import { availableParallelism } from 'node:os';
 import { analysisKey, createBuildCache, type BuildCache } from '../cache/analysis-cache.js';
 import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
 import type { PlannedOutput } from '../emit/plan-outputs.js';
-import { discover, readSource, type Discovery } from '../discover/discover.js';
+import { discover, FILE_START, readRepositoryFile, type Discovery } from '../discover/discover.js';
+import { configuredLimits, readConfigFile } from '../config/read-config.js';
 import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
 import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
 import type { SourceFile } from '../model/source-file.js';
-import { DEFAULT_LIMITS, limitsFrom, type ParseLimits } from '../model/limits.js';
-import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
 import { isAgentCardPath } from '../project/project-headers.js';
@@ -101,18 +100,18 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   // Stamped before it is read, like every input the stat index records.
   const baselineStamp = stampOf(path.resolve(root, baselinePath));
   // The config comes first: its `limits` bound how every other file is read.
-  const config = await readConfig(root);
-  const limits = limitsOf(config);
-  const [discovery, baselineRead] = await Promise.all([
-    options.discovery ?? discover(root, limits),
-    options.updateBaseline ? undefined : readText(path.resolve(root, baselinePath), limits),
-  ]);
+  const { source: config, diagnostics: configRead } = readConfigFile(root);
+  const limits = configuredLimits(config);
+  // The baseline is read like a source: a link, a pipe or an oversized file is a finding, never followed or read.
+  const baselineRead = options.updateBaseline ? undefined : readRepositoryFile(baselinePath, path.resolve(root, baselinePath), limits, 'json');
+  const discovery = await (options.discovery ?? discover(root, limits));
   const discovered = performance.now();
-  const baselineText = typeof baselineRead === 'string' ? baselineRead : undefined;
-  const missingBaseline =
-    options.baseline !== undefined && !options.updateBaseline && typeof baselineRead !== 'string'
-      ? [createDiagnostic('KNO6004', { detail: `it cannot be read (${baselineRead?.error ?? 'unknown'})` }, { file: baselinePath })]
-      : [];
+  const baselineText = baselineRead && 'source' in baselineRead ? baselineRead.source.text : undefined;
+  const missingBaseline = [
+    ...configRead,
+    ...(baselineRead && 'diagnostic' in baselineRead ? [baselineRead.diagnostic] : []),
+    ...(options.baseline !== undefined && baselineRead && 'missing' in baselineRead ? [createDiagnostic('KNO6004', { detail: 'it cannot be read (ENOENT)' }, { file: baselinePath })] : []),
+  ];
   const cacheDir = options.cacheDir === false ? undefined : path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR);
   const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
   const cache = loaded?.cache ?? createBuildCache();
@@ -260,30 +259,6 @@ function inputHashes(discovery: Discovery, config: SourceFile | undefined): Map<
   return new Map(files.map((f) => [f.path, f.sha256]));
 }
 
-/** Reads a text file no larger than the file size limit, or says why it could not. */
-async function readText(file: string, limits: ParseLimits): Promise<string | { error: string }> {
-  try {
-    const info = await stat(file);
-    if (!info.isFile()) return { error: 'not a regular file' };
-    if (info.size > limits.maxFileBytes) return { error: `larger than the limit of ${limits.maxFileBytes} bytes` };
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    return { error: error instanceof Error && 'code' in error ? String(error.code) : String(error) };
-  }
-}
-
-/** The parse limits a config file sets; its own problems are reported when it is compiled. */
-function limitsOf(config: SourceFile | undefined): ParseLimits {
-  if (!config) return DEFAULT_LIMITS;
-  return limitsFrom(parseFile(config).entity?.data);
-}
-
-/** knoc.config.yaml, read like every other source; a missing file is no config. */
-async function readConfig(root: string): Promise<SourceFile | undefined> {
-  const read = await readSource(CONFIG_FILE, path.join(root, CONFIG_FILE), 'content');
-  return 'source' in read ? read.source : undefined;
-}
-
 /** The output folder is replaced whole, so it must be knoc's own: never the sources, the repository, or someone else's files. */
 async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, configPath: string | undefined, fromConfig = false): Promise<Diagnostic[]> {
   const inside = (parent: string) => outDir === parent || outDir.startsWith(parent + path.sep);
@@ -300,7 +275,9 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
     else if (info && !info.isDirectory()) reason = 'exists and is not a folder';
     else if (info && (await readdir(outDir)).length > 0 && !(await readManifest(outDir))) reason = 'holds files knoc did not write (it has no knoc manifest.json)';
   }
-  return reason ? [createDiagnostic('KNO5002', { out, reason }, site)] : [];
+  // A folder in the repository (a linked dist/ from a pull request) is named at its path, so the report shows where it is.
+  const where = site.file === undefined && outDir.startsWith(root + path.sep) ? { file: out, range: FILE_START } : site;
+  return reason ? [createDiagnostic('KNO5002', { out, reason }, where)] : [];
 }
 
 /**
@@ -339,7 +316,7 @@ function publishedCards(outputs: readonly PlannedOutput[]): Map<string, unknown>
 /** Checks an output folder against its manifest; `out` defaults to the config's `out`, else dist. */
 export async function verify(options: { root?: string; out?: string } = {}): Promise<{ outDir: string; diagnostics: Diagnostic[]; files: number }> {
   const root = path.resolve(options.root ?? '.');
-  const config = loadConfig(await readConfig(root)).config;
+  const config = loadConfig(readConfigFile(root).source).config;
   const outDir = path.resolve(root, options.out ?? config.out ?? 'dist');
   const result = await verifyManifest(outDir, path.relative(root, outDir) || '.');
   return { outDir, ...result };

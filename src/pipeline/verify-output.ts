@@ -1,9 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
+import { loadConfig } from '../config/load-config.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { readSource } from '../discover/discover.js';
+import { readConfigFile } from '../config/read-config.js';
 import { listFiles } from '../emit/list-files.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { isRecord } from '../model/guards.js';
@@ -59,7 +59,7 @@ export async function verifyOutput(options: VerifyOptions = {}): Promise<VerifyR
   let files = 0;
   let cardFiles: { label: string; file: string }[];
   if (isFolder) {
-    outDir = targets[0] !== undefined ? path.resolve(targets[0]) : path.resolve(root, loadConfig(await readConfig(root)).config.out ?? 'dist');
+    outDir = targets[0] !== undefined ? path.resolve(targets[0]) : path.resolve(root, loadConfig(readConfigFile(root).source).config.out ?? 'dist');
     const outLabel = path.relative(root, outDir) || '.';
     const manifest = await verifyManifest(outDir, outLabel);
     diagnostics.push(...manifest.diagnostics);
@@ -109,9 +109,4 @@ async function loadKeys(options: VerifyOptions, diagnostics: Diagnostic[]): Prom
     return undefined;
   }
   return keys;
-}
-
-async function readConfig(root: string) {
-  const read = await readSource(CONFIG_FILE, path.join(root, CONFIG_FILE), 'content');
-  return 'source' in read ? read.source : undefined;
 }

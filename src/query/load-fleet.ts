@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { discover } from '../discover/discover.js';
+import { discoverRepository } from '../config/read-config.js';
 import { readManifest } from '../emit/read-manifest.js';
-import { sha256Hex } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
 import { parseFile } from '../parse/parse-file.js';
 import { AGENT_INDEX_PATH, DOMAIN_INDEX_PATH } from '../pipeline/compile.js';
@@ -66,12 +65,14 @@ export async function loadFleet(options: { root?: string; out?: string } = {}): 
 async function readBuiltFleet(root: string, outDir: string): Promise<'fresh' | 'stale' | 'no-build'> {
   const manifest = await readManifest(outDir);
   if (!manifest || !manifest.outputs.has(DOMAIN_INDEX_PATH)) return 'no-build';
-  const discovery = await discover(root);
-  const config = await readFile(path.join(root, 'knoc.config.yaml')).catch(() => undefined);
+  const discovery = await discoverRepository(root);
+  // A config that cannot be read (a link, a pipe) makes the build stale: the full check reports it.
+  if (discovery.diagnostics.length > 0) return 'stale';
+  const config = discovery.config;
   const current = new Map([...discovery.specs.filter((s) => s.origin !== 'builtin'), ...discovery.content].map((s) => [s.path, s]));
   for (const [input, sha256] of manifest.inputs) {
     if (input === 'knoc.config.yaml') {
-      if (!config || sha256Hex(config) !== sha256) return 'stale';
+      if (!config || config.sha256 !== sha256) return 'stale';
     } else if (current.get(input)?.sha256 !== sha256) return 'stale';
   }
   if (config && !manifest.inputs.has('knoc.config.yaml')) return 'stale';

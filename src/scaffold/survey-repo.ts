@@ -1,5 +1,5 @@
 import type { Range } from '../diagnostics/diagnostic.js';
-import { discover } from '../discover/discover.js';
+import { discoverRepository } from '../config/read-config.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
 import { parseFile } from '../parse/parse-file.js';
 
@@ -27,7 +27,7 @@ export interface RepoSurvey {
  * and one that does not parse owns nothing but its path.
  */
 export async function surveyRepo(root: string): Promise<RepoSurvey> {
-  const discovery = await discover(root);
+  const discovery = await discoverRepository(root);
   const survey: RepoSurvey = { agents: new Map(), domains: new Map(), files: new Map(), specs: [] };
   for (const source of discovery.content) {
     survey.files.set(source.path, source.text);
