@@ -64,6 +64,8 @@ export interface EditState {
   complete: boolean;
   /** The spec sources (their bytes are proven unchanged by the index) with their analysed data. */
   specs: { path: string; absolutePath: string; origin: SourceFile['origin']; sha256: string; data: EntityData; digest: string }[];
+  /** The usable schemas of the set, as the registry compiles them (`$id` dropped), with the spec file that defines each. */
+  schemas: { key: string; name: string; version: string; source: string; schema: Record<string, unknown> }[];
   /** Every bound entity, in bind order. */
   entities: EntityRecord[];
   /** How many findings inline comments silenced, per file. */

@@ -4,7 +4,8 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Discovery } from '../discover/discover.js';
 import type { PlannedOutput } from '../emit/plan-outputs.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity, type EntityData } from '../model/entity.js';
-import { dig } from '../model/guards.js';
+import { dig, isRecord } from '../model/guards.js';
+import { createSpecRegistry } from '../validate/spec-registry.js';
 import { DEFAULT_LIMITS, sameLimits, type ParseLimits } from '../model/limits.js';
 import type { SourceFile } from '../model/source-file.js';
 import { agentPagePathOf } from '../render-pages/render-pages.js';
@@ -38,6 +39,21 @@ export function editStateOf(input: EditRecordInput): Omit<EditState, 'token'> | 
     if (!entity) return undefined;
     specs.push({ path: source.path, absolutePath: source.absolutePath, origin: source.origin, sha256: source.sha256, data: entity.data, digest: entity.digest });
   }
+  const specEntities = input.discovery.specs.flatMap((source) => analyzeCached(source, 'specs', () => [], input.cache).entity ?? []);
+  const { registry } = createSpecRegistry(specEntities);
+  if (registry.digest !== input.result.schemaSetDigest) return undefined;
+  const schemas: EditState['schemas'] = [];
+  for (const key of registry.known()) {
+    const at = key.lastIndexOf('@');
+    const [name, version] = [key.slice(0, at), key.slice(at + 1)];
+    const source = registry.sourceOf(name, version);
+    const entity = specEntities.filter((e) => e.source.path === source).pop();
+    const schema = entity ? dig(entity.data, 'spec', 'schema') : undefined;
+    if (source === undefined || !isRecord(schema)) return undefined;
+    const compiled: Record<string, unknown> = { ...schema };
+    delete compiled.$id;
+    schemas.push({ key, name, version, source, schema: compiled });
+  }
   const outputs = new Map(input.outputs.map((o) => [o.path, o]));
   const published = new Map(input.result.agents.map((p) => [p.slug, p]));
   const entities: EntityRecord[] = [];
@@ -65,6 +81,7 @@ export function editStateOf(input: EditRecordInput): Omit<EditState, 'token'> | 
     ...(input.config ? { configPath: input.config.path } : {}),
     complete: input.result.complete,
     specs,
+    schemas,
     entities,
     suppressedByFile,
   };

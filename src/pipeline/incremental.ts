@@ -31,9 +31,10 @@ import { viewFleet } from '../render-pages/view-fleet.js';
 import { bindSymbols } from '../resolve/bind.js';
 import { perceivedDomains, resolveReferences } from '../resolve/resolve-references.js';
 import { createSuppressor } from '../suppress/suppressor.js';
-import { createSpecRegistry } from '../validate/spec-registry.js';
+import { compareVersions, type CompiledSpec, type SpecRegistry } from '../validate/spec-registry.js';
+import { cachedValidator, templateCodeCache } from '../cache/validator-cache.js';
 import { validateEntity } from '../validate/validate-entity.js';
-import { entityFrom, analyzeSource } from './analyze-source.js';
+import { analyzeSource } from './analyze-source.js';
 import type { BuildOptions } from './build.js';
 import { AGENT_INDEX_PATH, DOMAIN_INDEX_PATH, SERVICE_CLASS_INDEX_PATH, type PhaseTiming } from './compile.js';
 import { failsGate } from './gate.js';
@@ -129,14 +130,14 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
   }
   endPhase('read', `${sources.length} changed`);
 
-  // The schema set is the recorded one (the index proves the spec files unchanged).
-  const specs = state.specs.map((s) => {
-    const text = readFileSync(s.absolutePath, 'utf8');
-    return entityFrom({ path: s.path, absolutePath: s.absolutePath, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, sha256: s.sha256, origin: s.origin }, s.data, s.digest);
-  });
-  const { registry } = createSpecRegistry(specs);
-  if (registry.digest !== state.schemaSetDigest) return declined('the schema set differs from the recorded one');
-  const analyses = sources.map((source) => analyzeSource(source, (e) => validateEntity(e, registry)));
+  // The schema set is the recorded one (the index proves the spec files unchanged); validators come precompiled from the cache folder.
+  const registry = recordedRegistry(state, cacheDir);
+  let analyses: ReturnType<typeof analyzeSource>[];
+  try {
+    analyses = sources.map((source) => analyzeSource(source, (e) => validateEntity(e, registry)));
+  } catch {
+    return declined('a recorded schema did not compile');
+  }
   endPhase('parse', `${sources.length} parsed`);
 
   const targetPaths = new Set(sources.map((s) => s.path));
@@ -221,7 +222,7 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
 
   // Publishing: the set of published agents must be the recorded one.
   for (const { position, record } of targets) if (cards.has(position) !== (record.published !== undefined)) return declined(`${record.path} was published and now is not, or the other way round`);
-  const outputs = planChanges(state, entities, symbols, cards, targets, baseUrl, outDir);
+  const outputs = planChanges(state, entities, symbols, cards, targets, baseUrl, outDir, cacheDir);
   if (typeof outputs === 'string') return declined(outputs);
   endPhase('plan', `${outputs.texts.size} outputs rebuilt`);
 
@@ -288,6 +289,7 @@ function planChanges(
   targets: readonly { position: number; record: EntityRecord }[],
   baseUrl: string | undefined,
   outDir: string,
+  cacheDir: string,
 ): { changed: PlannedOutput[]; texts: Map<string, string>; pages: Map<number, { sha256: string; size: number }> } | string {
   const texts = new Map<string, string>();
   const inputsOf = new Map<string, string[]>();
@@ -323,7 +325,7 @@ function planChanges(
   texts.set(AGENT_INDEX_PATH, stableJson({ agents: published.map(({ slug, path: card, card: { name, description }, sha256 }) => ({ slug, name, description, card, sha256 })) }));
   texts.set(SERVICE_CLASS_INDEX_PATH, stableJson(projectServiceClassIndex(published)));
 
-  const templates = pageTemplates();
+  const templates = pageTemplates(undefined, templateCodeCache(cacheDir));
   const domains = symbols.ofKind(DOMAIN_KIND).map(domainInfo).filter((d) => d !== undefined);
   domains.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   const titles = new Map(domains.map((d) => [d.slug, d.title]));
@@ -399,6 +401,29 @@ function planned(file: string, text: string, sha256: string, inputs: string[]): 
     get bytes(): Buffer {
       return Buffer.from(text, 'utf8');
     },
+  };
+}
+
+/** The recorded schema set as a registry: each schema's validator is ajv standalone code, generated once and kept in the cache folder. */
+function recordedRegistry(state: EditState, cacheDir: string): SpecRegistry {
+  const byKey = new Map(state.schemas.map((s) => [s.key, s]));
+  const compiled = new Map<string, CompiledSpec>();
+  return {
+    lookup(name, version) {
+      const key = `${name}@${version}`;
+      const spec = byKey.get(key);
+      if (!spec) return undefined;
+      if (!compiled.has(key)) {
+        const entity = stubEntity({ path: spec.source, absolutePath: spec.source, origin: 'specs', data: {}, digest: '', sha256: '' });
+        compiled.set(key, { name, version, validate: cachedValidator(cacheDir, state.schemaSetDigest, key, spec.schema), entity });
+      }
+      return compiled.get(key);
+    },
+    has: (name, version) => byKey.has(`${name}@${version}`),
+    sourceOf: (name, version) => byKey.get(`${name}@${version}`)?.source,
+    known: () => state.schemas.map((s) => s.key),
+    versionsOf: (name) => state.schemas.filter((s) => s.name === name).map((s) => s.version).sort(compareVersions),
+    digest: state.schemaSetDigest,
   };
 }
 

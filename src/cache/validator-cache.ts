@@ -1,0 +1,79 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { ValidateFunction } from 'ajv';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import { knocCodeStamp } from '../model/version.js';
+import type { TemplateCodeCache } from '../render-pages/page-templates.js';
+import { createAjv } from '../validate/create-ajv.js';
+
+/** knoc's own require: generated validators load ajv's runtime helpers from knoc's dependencies, wherever the cache lives. */
+const knocRequire = createRequire(import.meta.url);
+
+/**
+ * A schema's validator as ajv standalone code, generated once per schema set
+ * and kept in the cache folder, so a build that validates a few files does
+ * not compile schemas. The code is what ajv would run after compiling the same
+ * schema with the same options; a file that is missing or does not load is
+ * generated again.
+ */
+export function cachedValidator(cacheDir: string, schemaSetDigest: string, key: string, schema: Record<string, unknown>): ValidateFunction {
+  const name = createHash('sha256').update([knocCodeStamp(), schemaSetDigest, key].join('\u0000')).digest('hex');
+  const file = path.join(cacheDir, 'validators', `${name}.cjs`);
+  try {
+    return load(readFileSync(file, 'utf8'));
+  } catch {
+    // Absent or unusable: generate it.
+  }
+  const ajv = createAjv({ source: true });
+  const validate = ajv.compile(schema);
+  const code = standaloneCode.default(ajv, validate);
+  try {
+    writeAtomically(file, code);
+  } catch {
+    // Only costs the next build a compile.
+  }
+  return validate;
+}
+
+function load(code: string): ValidateFunction {
+  const module = { exports: {} as unknown };
+  new Function('require', 'module', 'exports', code)(knocRequire, module, module.exports);
+  const validate = module.exports as ValidateFunction;
+  if (typeof validate !== 'function') throw new Error('not a validator');
+  return validate;
+}
+
+/** Compiled page-template code kept in the cache folder, one file per key (the key covers the template, its options and handlebars' version). */
+export function templateCodeCache(cacheDir: string): TemplateCodeCache {
+  const fileOf = (key: string) => path.join(cacheDir, 'templates', `${key}.js`);
+  return {
+    get(key) {
+      try {
+        return readFileSync(fileOf(key), 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+    set(key, code) {
+      try {
+        writeAtomically(fileOf(key), code);
+      } catch {
+        // Only costs the next build a compile.
+      }
+    },
+  };
+}
+
+function writeAtomically(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.${randomBytes(6).toString('hex')}`;
+  try {
+    writeFileSync(temp, text);
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
