@@ -2,9 +2,10 @@
 // the outputs from the state the last build recorded. Whatever path it takes, every byte of dist/,
 // the report, the exit code and the findings must be those of a clean full build of the same sources.
 import { generateKeyPairSync } from 'node:crypto';
-import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { generateCorpus, writeCorpus } from '../bench/generate.js';
 import { runCli } from './support/run-cli.js';
 import { copyRepo, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
 
@@ -105,6 +106,22 @@ describe('an incremental build after blueprints changed in content', () => {
       ['a changed config', (root: string) => edit(path.join(root, 'knoc.config.yaml'), /^base_url: .*$/m, 'base_url: https://elsewhere.example.org/')],
     ];
     for (const [name, change] of declines) expect(expectSameAsFullBuild(root, change).incremental, name).toBe(false);
+  }, 300_000);
+
+  it('splices the fleet page of a fleet too large for a diagram: changed rows and domain entries only, the same bytes', () => {
+    const root = makeTempDir();
+    writeCorpus(root, generateCorpus({ n: 60, domains: 12 }));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const file = readdirSync(path.join(root, 'content/agent-blueprints')).sort()[0]!;
+    const text = readFileSync(path.join(root, 'content/agent-blueprints', file), 'utf8');
+    const domains = /^ {4}domains: \[(.*)\]$/m.exec(text)![1]!.split(', ');
+    const current = readdirSync(path.join(root, 'content/perception-domains')).map((f) => f.replace(/\.kno$/, ''));
+    const other = current.find((d) => !domains.includes(d) && !readFileSync(path.join(root, 'content/perception-domains', `${d}.kno`), 'utf8').includes('deprecated: true'))!;
+    const change = (r: string) => {
+      const target = path.join(r, 'content/agent-blueprints', file);
+      writeFileSync(target, readFileSync(target, 'utf8').replace(/^( {2}name: )(.*)$/m, '$1$2 renamed').replace(/^( {4}domains: \[).*\]$/m, `$1${[domains[0], other].join(', ')}]`));
+    };
+    expect(expectSameAsFullBuild(root, change)).toEqual({ incremental: true, status: 0 });
   }, 300_000);
 
   it('says which path ran under --verbose and --explain', () => {

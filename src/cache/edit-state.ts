@@ -3,8 +3,8 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { KnocConfig } from '../model/config.js';
-import type { EntityData } from '../model/entity.js';
-import { isRecord } from '../model/guards.js';
+import { DOMAIN_KIND, type Entity, type EntityData } from '../model/entity.js';
+import { dig, isRecord } from '../model/guards.js';
 import type { ParseLimits } from '../model/limits.js';
 import type { SourceFile } from '../model/source-file.js';
 import { knocCodeStamp } from '../model/version.js';
@@ -130,4 +130,26 @@ export function loadEditState(dir: string, token: string): EditState | undefined
 /** A fresh token naming one index and state pair. */
 export function newToken(): string {
   return randomBytes(12).toString('hex');
+}
+
+/** One entity as the state keeps it: all of a domain's data, the identity and perception of anything else. */
+export function recordOf(entity: Entity): EntityRecord {
+  return {
+    path: entity.source.path,
+    absolutePath: entity.source.absolutePath,
+    origin: entity.source.origin,
+    ...(typeof entity.data.$schema === 'string' ? { schema: entity.data.$schema } : {}),
+    data: entity.schema?.name === DOMAIN_KIND ? entity.data : stubData(entity.data),
+    digest: entity.digest,
+    sha256: entity.source.sha256,
+  };
+}
+
+/** The fields of a non-domain entity that binding, references and the domain index read. */
+function stubData(data: EntityData): EntityData {
+  const stub: EntityData = {};
+  for (const key of ['$schema', 'slug', 'id', 'visibility']) if (Object.hasOwn(data, key)) stub[key] = data[key];
+  const domains = dig(data, 'persona', 'perception', 'domains');
+  if (domains !== undefined) stub.persona = { perception: { domains } };
+  return stub;
 }

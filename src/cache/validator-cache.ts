@@ -3,38 +3,41 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
-import standaloneCode from 'ajv/dist/standalone/index.js';
 import { knocCodeStamp } from '../model/version.js';
 import type { TemplateCodeCache } from '../render-pages/page-templates.js';
-import { createAjv } from '../validate/create-ajv.js';
 
 /** knoc's own require: generated validators load ajv's runtime helpers from knoc's dependencies, wherever the cache lives. */
 const knocRequire = createRequire(import.meta.url);
 
 /**
- * A schema's validator as ajv standalone code, generated once per schema set
- * and kept in the cache folder, so a build that validates a few files does
- * not compile schemas. The code is what ajv would run after compiling the same
- * schema with the same options; a file that is missing or does not load is
- * generated again.
+ * Validators for the given schemas as ajv standalone code, generated once per
+ * schema set and kept in the cache folder, so a build that validates a few
+ * files neither compiles schemas nor loads ajv's compiler. The code is what
+ * ajv runs after compiling the same schema with the same options; a file that
+ * is missing or does not load is generated again.
  */
-export function cachedValidator(cacheDir: string, schemaSetDigest: string, key: string, schema: Record<string, unknown>): ValidateFunction {
-  const name = createHash('sha256').update([knocCodeStamp(), schemaSetDigest, key].join('\u0000')).digest('hex');
-  const file = path.join(cacheDir, 'validators', `${name}.cjs`);
-  try {
-    return load(readFileSync(file, 'utf8'));
-  } catch {
-    // Absent or unusable: generate it.
+export async function loadValidators(cacheDir: string, schemaSetDigest: string, schemas: readonly { key: string; schema: Record<string, unknown> }[]): Promise<Map<string, ValidateFunction>> {
+  const validators = new Map<string, ValidateFunction>();
+  for (const { key, schema } of schemas) {
+    const name = createHash('sha256').update([knocCodeStamp(), schemaSetDigest, key].join('\u0000')).digest('hex');
+    const file = path.join(cacheDir, 'validators', `${name}.cjs`);
+    try {
+      validators.set(key, load(readFileSync(file, 'utf8')));
+      continue;
+    } catch {
+      // Absent or unusable: generate it.
+    }
+    const [{ createAjv }, standalone] = await Promise.all([import('../validate/create-ajv.js'), import('ajv/dist/standalone/index.js')]);
+    const ajv = createAjv({ source: true });
+    const validate = ajv.compile(schema);
+    try {
+      writeAtomically(file, standalone.default.default(ajv, validate));
+    } catch {
+      // Only costs the next build a compile.
+    }
+    validators.set(key, validate);
   }
-  const ajv = createAjv({ source: true });
-  const validate = ajv.compile(schema);
-  const code = standaloneCode.default(ajv, validate);
-  try {
-    writeAtomically(file, code);
-  } catch {
-    // Only costs the next build a compile.
-  }
-  return validate;
+  return validators;
 }
 
 function load(code: string): ValidateFunction {

@@ -1,9 +1,9 @@
 import type { BuildCache } from '../cache/analysis-cache.js';
-import { fleetView, type EditState, type EntityRecord } from '../cache/edit-state.js';
+import { fleetView, recordOf, type EditState, type EntityRecord } from '../cache/edit-state.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Discovery } from '../discover/discover.js';
 import type { PlannedOutput } from '../emit/plan-outputs.js';
-import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity, type EntityData } from '../model/entity.js';
+import { AGENT_KIND, stringField } from '../model/entity.js';
 import { dig, isRecord } from '../model/guards.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
 import { DEFAULT_LIMITS, sameLimits, type ParseLimits } from '../model/limits.js';
@@ -85,26 +85,4 @@ export function editStateOf(input: EditRecordInput): Omit<EditState, 'token'> | 
     entities,
     suppressedByFile,
   };
-}
-
-/** One entity as the state keeps it: all of a domain's data, the identity and perception of anything else. */
-export function recordOf(entity: Entity): EntityRecord {
-  return {
-    path: entity.source.path,
-    absolutePath: entity.source.absolutePath,
-    origin: entity.source.origin,
-    ...(typeof entity.data.$schema === 'string' ? { schema: entity.data.$schema } : {}),
-    data: entity.schema?.name === DOMAIN_KIND ? entity.data : stubData(entity.data),
-    digest: entity.digest,
-    sha256: entity.source.sha256,
-  };
-}
-
-/** The fields of a non-domain entity that binding, references and the domain index read. */
-function stubData(data: EntityData): EntityData {
-  const stub: EntityData = {};
-  for (const key of ['$schema', 'slug', 'id', 'visibility']) if (Object.hasOwn(data, key)) stub[key] = data[key];
-  const domains = dig(data, 'persona', 'perception', 'domains');
-  if (domains !== undefined) stub.persona = { perception: { domains } };
-  return stub;
 }

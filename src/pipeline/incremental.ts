@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
 import path from 'node:path';
-import { fleetView, loadEditState, newToken, saveEditState, type EditState, type EntityRecord } from '../cache/edit-state.js';
+import { fleetView, loadEditState, newToken, recordOf, saveEditState, type EditState, type EntityRecord } from '../cache/edit-state.js';
 import { saveStatColumns, type RecordedReport } from '../cache/stat-index.js';
 import { isStructural } from '../diagnostics/catalogue.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
@@ -19,7 +20,7 @@ import { parseSchemaRef } from '../parse/parse-file.js';
 import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { isReservedName, isSafeSlug, missingCardFields } from '../project/check-card.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
-import { domainsByAgent, projectDomainIndex } from '../project/project-domain-index.js';
+import { domainsByAgent, projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
 import { projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
 import { HEADERS_PATH, projectHeaders } from '../project/project-headers.js';
 import { projectServiceClassIndex } from '../project/project-service-class-index.js';
@@ -27,19 +28,18 @@ import { checkPageUrls } from '../render-pages/check-page-urls.js';
 import { pageTemplates } from '../render-pages/page-templates.js';
 import { agentPagePathOf, domainInfo, FLEET_PAGE_PATH } from '../render-pages/render-pages.js';
 import { viewAgent } from '../render-pages/view-agent.js';
-import { viewFleet } from '../render-pages/view-fleet.js';
+import { viewFleet, type FleetView } from '../render-pages/view-fleet.js';
 import { bindSymbols } from '../resolve/bind.js';
 import { perceivedDomains, resolveReferences } from '../resolve/resolve-references.js';
 import { createSuppressor } from '../suppress/suppressor.js';
-import { compareVersions, type CompiledSpec, type SpecRegistry } from '../validate/spec-registry.js';
-import { cachedValidator, templateCodeCache } from '../cache/validator-cache.js';
+import type { CompiledSpec, SpecRegistry } from '../validate/spec-registry.js';
+import { loadValidators, templateCodeCache } from '../cache/validator-cache.js';
 import { validateEntity } from '../validate/validate-entity.js';
 import { analyzeSource } from './analyze-source.js';
 import type { BuildOptions } from './build.js';
-import { AGENT_INDEX_PATH, DOMAIN_INDEX_PATH, SERVICE_CLASS_INDEX_PATH, type PhaseTiming } from './compile.js';
+import type { PhaseTiming } from './compile.js';
 import { failsGate } from './gate.js';
 import { applyRuleSeverities } from './rule-severities.js';
-import { recordOf } from './edit-record.js';
 import { outFolder, readText, type ChangedSinceIndex } from './up-to-date.js';
 
 /** What an incremental build found and did, in the shape the CLI reports. */
@@ -65,6 +65,14 @@ export interface IncrementalResult {
 }
 
 const declined = (reason: string) => ({ declined: reason });
+
+/**
+ * The index files' paths, as the full build names them (compile.ts). Kept here so this path does not load the
+ * whole compiler; a build whose manifest does not list them declines, so a rename can only cost speed.
+ */
+const DOMAIN_INDEX_PATH = 'index/perception-domains.json';
+const AGENT_INDEX_PATH = 'index/agents.json';
+const SERVICE_CLASS_INDEX_PATH = 'index/service-classes.json';
 
 const NOWHERE = { start: { line: 1, column: 1, offset: 0 }, end: { line: 1, column: 1, offset: 0 } };
 
@@ -131,7 +139,13 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
   endPhase('read', `${sources.length} changed`);
 
   // The schema set is the recorded one (the index proves the spec files unchanged); validators come precompiled from the cache folder.
-  const registry = recordedRegistry(state, cacheDir);
+  let registry: SpecRegistry;
+  try {
+    const wanted = [...new Set(targets.flatMap(({ record }) => (record.schema !== undefined ? [record.schema] : [])))];
+    registry = recordedRegistry(state, await loadValidators(cacheDir, state.schemaSetDigest, state.schemas.filter((s) => wanted.includes(s.key))));
+  } catch {
+    return declined('a recorded schema did not compile');
+  }
   let analyses: ReturnType<typeof analyzeSource>[];
   try {
     analyses = sources.map((source) => analyzeSource(source, (e) => validateEntity(e, registry)));
@@ -332,9 +346,13 @@ function planChanges(
   const domainSource = new Map(domains.map((d) => [d.slug, d.source]));
   const byAgent = domainsByAgent(domainIndex);
   const domainsOf = new Map(published.map((p) => [p.slug, byAgent.get(p.slug) ?? []]));
-  const view = viewFleet(fleet.card, fleetConfig.name ?? 'Agent fleet', published, domains.map(({ source: _source, ...d }) => d), domainIndex, domainsOf);
+  const domainViews = domains.map(({ source: _source, ...d }) => d);
+  const view = viewFleet(fleet.card, fleetConfig.name ?? 'Agent fleet', published, domainViews, domainIndex, domainsOf);
   const site = { fleetName: view.name, knocVersion: KNOC_VERSION };
-  texts.set(FLEET_PAGE_PATH, templates.fleet({ site, fleet: view }));
+  // The fleet page of the last build, with only the rows and domain entries that changed rendered again; else rendered whole.
+  const previous = previousFleetView(state, published, cards, fleet.card, fleetConfig.name ?? 'Agent fleet', domainViews, outDir);
+  const spliced = previous && spliceFleetPage(previous.page, (fleetView) => templates.fleet({ site, fleet: fleetView }), previous.view, view);
+  texts.set(FLEET_PAGE_PATH, spliced ?? templates.fleet({ site, fleet: view }));
   const pages = new Map<number, { sha256: string; size: number }>();
   for (const [position, card] of cards) {
     const perceived = domainsOf.get(card.slug) ?? [];
@@ -392,6 +410,80 @@ function planChanges(
   return { changed, texts, pages };
 }
 
+/** The fleet page the last build published and the view it was rendered from (rebuilt from the records), or undefined. */
+function previousFleetView(state: EditState, published: readonly PublishedCard[], cards: ReadonlyMap<number, PublishedCard>, fleetCard: PublishedCard['card'] | undefined, fallbackName: string, domains: Parameters<typeof viewFleet>[3], outDir: string): { page: string; view: FleetView } | undefined {
+  try {
+    const page = readFileSync(path.join(outDir, FLEET_PAGE_PATH), 'utf8');
+    const index = JSON.parse(readFileSync(path.join(outDir, DOMAIN_INDEX_PATH), 'utf8')) as DomainIndex;
+    const before = new Map<string, PublishedCard>();
+    for (const position of cards.keys()) {
+      const record = state.entities[position]!.published;
+      if (!record) return undefined;
+      before.set(record.slug, { slug: record.slug, path: cardPathOf(record.slug), card: record.card, sha256: record.sha256, text: '' });
+    }
+    const old = published.map((p) => before.get(p.slug) ?? p);
+    const byAgent = domainsByAgent(index);
+    return { page, view: viewFleet(fleetCard, fallbackName, old, domains, index, new Map(old.map((p) => [p.slug, byAgent.get(p.slug) ?? []]))) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The new fleet page made from the old one: each agent row and domain entry
+ * whose view changed is rendered alone (twice, to find where it ends) and put
+ * in place of the old one, which must be found exactly where and as the old
+ * view renders it. Undefined when anything else differs (the header, the
+ * counts, a diagram) or any fragment is not where expected: the caller then
+ * renders the page whole.
+ */
+export function spliceFleetPage(page: string, render: (view: FleetView) => string, before: FleetView, after: FleetView): string | undefined {
+  if (before.diagram || after.diagram || before.agents.length !== after.agents.length || before.domains.length !== after.domains.length) return undefined;
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  if (!same({ ...before, agents: [], domains: [] }, { ...after, agents: [], domains: [] })) return undefined;
+  const plain = /^[a-z0-9][a-z0-9-]*$/;
+  const lineStart = (text: string, at: number) => text.lastIndexOf('\n', at - 1) + 1;
+  // An agent row starts on the `<li>` line above its article; a domain entry on its own `<li id=...>` line.
+  const startOf = (text: string, marker: string, from: number, rowAbove: boolean) => {
+    const at = text.indexOf(marker, from);
+    if (at < 0) return -1;
+    return rowAbove ? lineStart(text, lineStart(text, at) - 1) : lineStart(text, at);
+  };
+  const fragment = (view: FleetView, marker: string, rowAbove: boolean): string | undefined => {
+    const mini = render(view);
+    const first = mini.indexOf(marker);
+    const second = mini.indexOf(marker, first + marker.length);
+    if (first < 0 || second < 0) return undefined;
+    return mini.slice(startOf(mini, marker, 0, rowAbove), startOf(mini, marker, first + marker.length, rowAbove));
+  };
+  const edits: { at: number; from: string; to: string }[] = [];
+  const change = (marker: string, rowAbove: boolean, from: string | undefined, to: string | undefined): boolean => {
+    if (from === undefined || to === undefined || page.indexOf(marker) !== page.lastIndexOf(marker)) return false;
+    const at = startOf(page, marker, 0, rowAbove);
+    if (at < 0 || !page.startsWith(from, at)) return false;
+    edits.push({ at, from, to });
+    return true;
+  };
+  const empty = { ...after, agents: [], domains: [] };
+  for (let i = 0; i < after.agents.length; i++) {
+    const [a, b] = [before.agents[i]!, after.agents[i]!];
+    if (same(a, b)) continue;
+    if (a.slug !== b.slug || !plain.test(a.slug)) return undefined;
+    const marker = `<article aria-labelledby="agent-${a.slug}">`;
+    if (!change(marker, true, fragment({ ...empty, agents: [a, a] }, marker, true), fragment({ ...empty, agents: [b, b] }, marker, true))) return undefined;
+  }
+  for (let i = 0; i < after.domains.length; i++) {
+    const [a, b] = [before.domains[i]!, after.domains[i]!];
+    if (same(a, b)) continue;
+    if (a.slug !== b.slug || !plain.test(a.slug)) return undefined;
+    const marker = `<li id="domain-${a.slug}">`;
+    if (!change(marker, false, fragment({ ...empty, domains: [a, a] }, marker, false), fragment({ ...empty, domains: [b, b] }, marker, false))) return undefined;
+  }
+  let next = page;
+  for (const { at, from, to } of edits.sort((x, y) => y.at - x.at)) next = next.slice(0, at) + to + next.slice(at + from.length);
+  return next;
+}
+
 function planned(file: string, text: string, sha256: string, inputs: string[]): PlannedOutput {
   return {
     path: file,
@@ -405,7 +497,7 @@ function planned(file: string, text: string, sha256: string, inputs: string[]): 
 }
 
 /** The recorded schema set as a registry: each schema's validator is ajv standalone code, generated once and kept in the cache folder. */
-function recordedRegistry(state: EditState, cacheDir: string): SpecRegistry {
+function recordedRegistry(state: EditState, validators: ReadonlyMap<string, ValidateFunction>): SpecRegistry {
   const byKey = new Map(state.schemas.map((s) => [s.key, s]));
   const compiled = new Map<string, CompiledSpec>();
   return {
@@ -414,17 +506,31 @@ function recordedRegistry(state: EditState, cacheDir: string): SpecRegistry {
       const spec = byKey.get(key);
       if (!spec) return undefined;
       if (!compiled.has(key)) {
+        const validate = validators.get(key);
+        // Only the schemas the changed files named before are prepared; another one means their $schema changed, and the build declines.
+        if (!validate) throw new Error(`no prepared validator for ${key}`);
         const entity = stubEntity({ path: spec.source, absolutePath: spec.source, origin: 'specs', data: {}, digest: '', sha256: '' });
-        compiled.set(key, { name, version, validate: cachedValidator(cacheDir, state.schemaSetDigest, key, spec.schema), entity });
+        compiled.set(key, { name, version, validate, entity });
       }
       return compiled.get(key);
     },
     has: (name, version) => byKey.has(`${name}@${version}`),
     sourceOf: (name, version) => byKey.get(`${name}@${version}`)?.source,
     known: () => state.schemas.map((s) => s.key),
-    versionsOf: (name) => state.schemas.filter((s) => s.name === name).map((s) => s.version).sort(compareVersions),
+    versionsOf: (name) => state.schemas.filter((s) => s.name === name).map((s) => s.version).sort(byVersion),
     digest: state.schemaSetDigest,
   };
+}
+
+/** Semantic versions by major, minor and patch (the registry's order). */
+function byVersion(a: string, b: string): number {
+  const pa = a.split(/[.+-]/).slice(0, 3).map(Number);
+  const pb = b.split(/[.+-]/).slice(0, 3).map(Number);
+  for (let i = 0; i < 3; i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** An entity known only from its record: its identity, perception and (for a domain) data, with no positions. */
