@@ -56,6 +56,8 @@ const renamed = (file: string, slug: string) => (root: string) => {
   const text = readFileSync(path.join(root, BLUEPRINT), 'utf8').replace(/^id: .*$/m, 'id: 01M80P61HEJJHDHJ916G414BZZ').replace('slug: drift-sentinel', `slug: ${slug}`);
   writeFileSync(path.join(root, 'content/agent-blueprints', file), text);
 };
+/** The copy's agent-blueprint spec, changed. */
+const spec = (change: (text: string) => string) => edit('specs/agent-blueprint-schema.kno', change);
 const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${i}: 1`);
 const laughs = ['lol0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...Array.from({ length: 12 }, (_, i) => `lol${i + 1}: &l${i + 1} [${Array(9).fill(`*l${i}`).join(', ')}]`)].join('\n');
 
@@ -139,6 +141,14 @@ const cases: HostileCase[] = [
   { name: 'a raw terminal escape', code: 'KNO1017', apply: edit(BLUEPRINT, (t) => t.replace('title: Drift Sentinel', 'title: Drift \u001b[2J\u001b[31mSentinel')) },
   { name: 'a C1 control character', code: 'KNO1017', apply: edit(BLUEPRINT, (t) => t.replace('title: Drift Sentinel', 'title: Drift \u009b31mSentinel')) },
   { name: 'a NUL byte in knoc.config.yaml', code: 'KNO1017', apply: edit('knoc.config.yaml', (t) => `${t}# \u0000\n`) },
+  // Regular expressions in a repository's own specs/ run in linear time (RE2), whatever the pattern
+  { name: 'a ReDoS pattern in a spec against a 50,000-character string', code: 'KNO2007', apply: (root) => { spec((t) => t.replace('"^x-": {}', '"^x-": { type: string, pattern: "^(a+)+$" }'))(root); edit(BLUEPRINT, (t) => t.replace('visibility: public\n', `visibility: public\nx-probe: ${'a'.repeat(50_000)}!\n`))(root); } },
+  { name: 'a ReDoS pattern with overlapping alternatives against a long string', code: 'KNO2007', apply: (root) => { spec((t) => t.replace('"^x-": {}', '"^x-": { type: string, pattern: "^(a|aa)*(b|ab)*c$" }'))(root); edit(BLUEPRINT, (t) => t.replace('visibility: public\n', `visibility: public\nx-probe: ${'a'.repeat(50_000)}\n`))(root); } },
+  { name: 'a ReDoS patternProperties key against a long key', code: 'KNO2004', apply: (root) => { spec((t) => t.replace('"^x-": {}', '"^x-": {}\n      "^(a|a)*$": {}'))(root); edit(BLUEPRINT, (t) => t.replace('visibility: public\n', `visibility: public\n? ${'a'.repeat(50_000)}!\n: 1\n`))(root); } },
+  { name: 'a ReDoS propertyNames pattern against a long key', code: 'KNO2007', apply: (root) => { spec((t) => t.replace('taxonomy: { type: object, title: taxonomy }', 'taxonomy: { type: object, title: taxonomy, propertyNames: { pattern: "^([a-z]+)*$" } }'))(root); edit(BLUEPRINT, (t) => t.replace('\ntaxonomy:\n', `\ntaxonomy:\n  ? ${'a'.repeat(50_000)}!\n  : 1\n`))(root); } },
+  { name: 'a lookahead pattern in a spec', code: 'KNO2083', apply: spec((t) => t.replace('"^x-": {}', '"^x-": { type: string, pattern: "^(?=a)a+$" }')) },
+  { name: 'a backreference in a patternProperties key', code: 'KNO2083', apply: spec((t) => t.replace('"^x-": {}', '"^x-": {}\n      "^(a)\\\\1$": {}')) },
+  { name: 'a repetition count past 1000 in a spec', code: 'KNO2083', apply: spec((t) => t.replace('"^x-": {}', '"^x-": { type: string, pattern: "^a{1,100000}$" }')) },
   // Odd names and folders
   { name: 'a file name with a line break', code: 'KNO1019', apply: renamed('drift\nsentinel.kno', 'drift-sentinel-2') },
   { name: 'a file name with a terminal escape', code: 'KNO1019', apply: renamed('drift\u001b[31m.kno', 'drift-sentinel-2') },

@@ -14,11 +14,27 @@ const knocRequire = createRequire(import.meta.url);
  * schema set and kept in the cache folder, so a build that validates a few
  * files neither compiles schemas nor loads ajv's compiler. The code is what
  * ajv runs after compiling the same schema with the same options; a file that
- * is missing or does not load is generated again.
+ * is missing or does not load is generated again. Only schemas knoc ships, or
+ * schemas without patterns, become standalone code: a repository's own
+ * patterns must run on the linear-time engine (pattern-engine.ts), so such a
+ * schema is compiled with it, as the full build does.
  */
-export async function loadValidators(cacheDir: string, schemaSetDigest: string, schemas: readonly { key: string; schema: Record<string, unknown> }[]): Promise<Map<string, ValidateFunction>> {
+export async function loadValidators(
+  cacheDir: string,
+  schemaSetDigest: string,
+  schemas: readonly { key: string; schema: Record<string, unknown>; shipped: boolean }[],
+  shippedSchemas: readonly unknown[],
+): Promise<Map<string, ValidateFunction>> {
   const validators = new Map<string, ValidateFunction>();
-  for (const { key, schema } of schemas) {
+  for (const { key, schema, shipped } of schemas) {
+    const { patternEngine, patternsIn, trustPatterns } = await import('../validate/pattern-engine.js');
+    if (!shipped && patternsIn(schema).length > 0) {
+      // A repository's own patterns run on the linear-time engine, as in a full build: compiled here, never as standalone code.
+      const { createAjv } = await import('../validate/create-ajv.js');
+      for (const trusted of shippedSchemas) trustPatterns(trusted);
+      validators.set(key, createAjv({ regExp: patternEngine }).compile(schema));
+      continue;
+    }
     const name = createHash('sha256').update([knocCodeStamp(), schemaSetDigest, key].join('\u0000')).digest('hex');
     const file = path.join(cacheDir, 'validators', `${name}.cjs`);
     try {

@@ -297,7 +297,15 @@ export const catalogue = {
     explanation:
       'Everything under `a2a_projection` ends up in a public agent card. knoc looks for private-key blocks, bearer tokens, cloud and chat access keys (AWS, GitHub, Slack, Google, Stripe), JSON Web Tokens, `password: …`-style values and random-looking values of keys such as `password` or `token`, and refuses them. The report shows only the first characters, and the code frame hides the value, so the secret is not copied into CI logs.',
     masksSource: true,
+  },  KNO2083: {
+    title: 'Pattern that cannot run in linear time',
+    severity: 'error',
+    message: 'The pattern `{pattern}` cannot run on knoc’s linear-time engine: {reason}.',
+    hint: 'Rewrite the pattern without lookahead, lookbehind or backreferences (and with repetition counts up to 1000); most can be written as plain alternatives and classes.',
+    explanation:
+      'A regular expression in a repository’s own specs/ (a `pattern`, a `patternProperties` key, a pattern under `propertyNames`) is code that a pull request can change, and a backtracking engine can take centuries on one string (`^(a+)+$` against 30 `a`s and a `!`). knoc runs such patterns on RE2, whose time is linear in the input whatever the pattern, as Google’s and Cloudflare’s services do for patterns they do not control. RE2 leaves out the features that need backtracking; a pattern that uses them is reported here, and its spec is not used. Patterns in knoc’s built-in specs run natively.',
   },
+
   KNO3001: {
     title: 'Unknown perception domain',
     severity: 'error',

@@ -5,7 +5,8 @@ import { fleetView, loadEditState, newToken, recordOf, saveEditState, type EditS
 import { saveStatColumns, type RecordedReport } from '../cache/stat-index.js';
 import { isStructural } from '../diagnostics/catalogue.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
-import { readSource } from '../discover/discover.js';
+import { builtinSpecsDir, readSource } from '../discover/discover.js';
+import { dig } from '../model/guards.js';
 import { MANIFEST_PATH, type PlannedOutput } from '../emit/plan-outputs.js';
 import { pendingJournal, publishChanged } from '../emit/write-outputs.js';
 import { sha256Hex } from '../model/digest.js';
@@ -142,7 +143,11 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
   let registry: SpecRegistry;
   try {
     const wanted = [...new Set(targets.flatMap(({ record }) => (record.schema !== undefined ? [record.schema] : [])))];
-    registry = recordedRegistry(state, await loadValidators(cacheDir, state.schemaSetDigest, state.schemas.filter((s) => wanted.includes(s.key))));
+    const shipped = (spec: EditState['specs'][number]) => spec.origin === 'builtin' || spec.absolutePath.startsWith(builtinSpecsDir);
+    const shippedPaths = new Set(state.specs.filter(shipped).map((s) => s.path));
+    const needed = state.schemas.filter((s) => wanted.includes(s.key)).map((s) => ({ ...s, shipped: shippedPaths.has(s.source) }));
+    const trusted = state.specs.filter(shipped).map((s) => dig(s.data, 'spec', 'schema'));
+    registry = recordedRegistry(state, await loadValidators(cacheDir, state.schemaSetDigest, needed, trusted));
   } catch {
     return declined('a recorded schema did not compile');
   }

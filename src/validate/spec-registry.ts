@@ -4,7 +4,9 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { digestOf } from '../model/digest.js';
 import type { Entity } from '../model/entity.js';
 import { dig, isRecord } from '../model/guards.js';
+import { builtinSpecsDir } from '../discover/discover.js';
 import { createAjv } from './create-ajv.js';
+import { patternEngine, trustPatterns, unsupportedPattern } from './pattern-engine.js';
 
 /** A schema selected by `$schema: name@version`, compiled once. */
 export interface CompiledSpec {
@@ -68,12 +70,21 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
 
   // Schemas are checked against the meta-schema now, but compiled only when first used:
   // a build whose every file comes from the cache never pays for code generation.
-  const ajv = createAjv();
+  // Patterns knoc ships run natively; a repository's own run in linear time, and one that cannot is reported.
+  for (const entity of specs) if (isShipped(entity)) trustPatterns(dig(entity.data, 'spec', 'schema'));
+  const ajv = createAjv({ regExp: patternEngine });
   const usable = new Map<string, { name: string; version: string; schema: Record<string, unknown>; entity: Entity }>();
   for (const [key, spec] of [...chosen].sort(([a], [b]) => (a < b ? -1 : 1))) {
     // `$id` is dropped so that two specs sharing one cannot collide inside ajv.
     const schema = { ...spec.schema };
     delete schema.$id;
+    const unsupported = isShipped(spec.entity) ? undefined : unsupportedPattern(schema);
+    if (unsupported) {
+      const pointer = `/spec/schema${unsupported.pointer}`;
+      const range = unsupported.at === 'key' ? spec.entity.locator.rangeOf(pointer, 'key') : spec.entity.locator.rangeOf(pointer);
+      diagnostics.push(createDiagnostic('KNO2083', { pattern: unsupported.pattern.length > 80 ? `${unsupported.pattern.slice(0, 80)}…` : unsupported.pattern, reason: unsupported.reason }, { file: spec.entity.source.path, pointer, range }));
+      continue;
+    }
     if (ajv.validateSchema(schema) === true) {
       usable.set(key, { ...spec, schema });
       continue;
@@ -108,6 +119,11 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
     digest: digestOf(keys.map((key) => [key, usable.get(key)!.entity.digest])),
   };
   return { registry, diagnostics };
+}
+
+/** A spec knoc itself ships: its built-in specs, also when a build's root is knoc's own repository. */
+function isShipped(entity: Entity): boolean {
+  return entity.source.origin === 'builtin' || entity.source.absolutePath.startsWith(builtinSpecsDir);
 }
 
 function checkSpecEntity(entity: Entity): { pointer: string; detail: string; missing?: boolean } | undefined {
