@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { codeFrame } from '../src/cli/render/code-frame.js';
 import { printable, printableLine } from '../src/cli/render/printable.js';
 import { firstInvalidUtf8, rangeAtByte } from '../src/discover/invalid-utf8.js';
+import { caseTwins, findWideMapping, firstNonPrintable, rangeAtOffset, unsafeName } from '../src/discover/source-bounds.js';
+import { linearRegExp, patternsIn, unsupportedPattern } from '../src/validate/pattern-engine.js';
 import { publishFailure } from '../src/emit/publish-failure.js';
 import { confined, OutputPathError } from '../src/emit/write-outputs.js';
 import { checkPublishedUrl, displayUrl } from '../src/model/safe-url.js';
@@ -225,5 +227,62 @@ describe('the writer’s last guard', () => {
     ['ENOTDIR', 'KNO5001'],
   ])('reports a publish that failed with %s as %s', (code, expected) => {
     expect(publishFailure(Object.assign(new Error('failed'), { code }), 'dist').code).toBe(expected);
+  });
+});
+
+describe('bounds checked before parsing', () => {
+  it('finds the first character YAML does not allow, and lets tab, line breaks, NEL and escapes written as text through', () => {
+    expect(firstNonPrintable('a: "\\0 and \\e are escapes"\n\tb: \u0085 é 😀\r\n')).toBe(-1);
+    expect(firstNonPrintable('a: b\u0000')).toBe(4);
+    expect(firstNonPrintable('a: \u001b[31m')).toBe(3);
+    expect(firstNonPrintable('a: \u007f')).toBe(3);
+    expect(firstNonPrintable('a: \u009b')).toBe(3);
+    expect(firstNonPrintable('a: \uffff')).toBe(3);
+    expect(rangeAtOffset('ab\ncd\u0000', 5).start).toEqual({ line: 2, column: 3, offset: 5 });
+  });
+
+  it('finds a block or flow mapping past the key limit, at the first key past it, and ignores wide lists', () => {
+    const block = (n: number, indent = '') => Array.from({ length: n }, (_, i) => `${indent}k${i}: 1`).join('\n');
+    expect(findWideMapping(block(20), 20)).toBeUndefined();
+    const wide = `a:\n${block(21, '  ')}\n`;
+    expect(rangeAtOffset(wide, findWideMapping(wide, 20)!.offset).start).toMatchObject({ line: 22, column: 3 });
+    const flow = `a: {${Array.from({ length: 30 }, (_, i) => `k${i}: 1`).join(', ')}}`;
+    expect(flow.slice(findWideMapping(flow, 20)!.offset).startsWith('k20')).toBe(true);
+    expect(findWideMapping(`a: [${Array.from({ length: 100 }, (_, i) => i).join(', ')}]\nb:\n${Array.from({ length: 100 }, (_, i) => `  - ${i}`).join('\n')}\n`, 20)).toBeUndefined();
+    expect(findWideMapping(`a:\n${Array.from({ length: 50 }, (_, i) => `  - k: ${i}`).join('\n')}\n`, 20)).toBeUndefined();
+  });
+
+  it('names what makes a source path unsafe, and finds names that differ only in case', () => {
+    expect(unsafeName('content/agent-blueprints/drift-sentinel.kno')).toBeUndefined();
+    expect(unsafeName('content/a\nb.kno')).toMatch(/control character/);
+    expect(unsafeName('content/a\u009bb.kno')).toMatch(/control character/);
+    expect(unsafeName('content/a\uFFFDb.kno')).toMatch(/not valid UTF-8/);
+    expect(unsafeName('content/CON.kno')).toMatch(/reserves for a device/);
+    expect(unsafeName('content/lpt9/x.kno')).toMatch(/reserves for a device/);
+    expect(unsafeName('content/console.kno')).toBeUndefined();
+    expect(unsafeName('content/a:b.kno')).toMatch(/Windows does not allow/);
+    expect(unsafeName('content/team./x.kno')).toMatch(/ending in a dot/);
+    expect([...caseTwins(['content/A.kno', 'content/a.kno', 'content/b.kno'])]).toEqual([['content/a.kno', 'content/A.kno']]);
+  });
+
+  it('collects every pattern of a schema, under patternProperties, propertyNames, items and $defs', () => {
+    const schema = { properties: { pattern: { type: 'string', pattern: '^a$' } }, patternProperties: { '^x-': {} }, propertyNames: { pattern: '^[a-z]+$' }, items: [{ pattern: 'b' }], $defs: { d: { pattern: 'c/d' } } };
+    expect(patternsIn(schema).map((p) => [p.pointer, p.pattern, p.at]).sort()).toEqual(
+      [
+        ['/properties/pattern/pattern', '^a$', 'value'],
+        ['/patternProperties/^x-', '^x-', 'key'],
+        ['/propertyNames/pattern', '^[a-z]+$', 'value'],
+        ['/items/0/pattern', 'b', 'value'],
+        ['/$defs/d/pattern', 'c/d', 'value'],
+      ].sort(),
+    );
+  });
+
+  it('runs a repository pattern on RE2: a catastrophic pattern is a plain mismatch, lookaround is refused', () => {
+    expect(linearRegExp('^(a+)+$').test(`${'a'.repeat(100_000)}!`)).toBe(false);
+    expect(linearRegExp('^(a|aa)*$').test('a'.repeat(100_000))).toBe(true);
+    expect(unsupportedPattern({ pattern: '^(?=a)a$' })).toMatchObject({ pointer: '/pattern', at: 'value' });
+    expect(unsupportedPattern({ patternProperties: { '(a)\\1': {} } })).toMatchObject({ pointer: '/patternProperties/(a)\\1', at: 'key' });
+    expect(unsupportedPattern({ pattern: '^[a-z]+(-[a-z]+)*$' })).toBeUndefined();
   });
 });

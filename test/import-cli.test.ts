@@ -93,7 +93,7 @@ describe('knoc import (real process)', () => {
     const run = runCli(['import', broken, path.join(root, 'missing.json'), V03_SAMPLE, '--root', root]);
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/broken\.json:4:1 {2}error {2}KNO7001 {2}The card is not valid JSON: /);
-    expect(run.stderr).toMatch(/missing\.json {2}error {2}KNO7016 {2}The card cannot be read: ENOENT\./);
+    expect(run.stderr).toMatch(/missing\.json {2}error {2}KNO7016 {2}The card cannot be read: there is no such file\./);
     expect(run.stderr).toContain('1 blueprint written from 3 cards, 2 errors');
     expect(run.stderr).not.toMatch(STACK);
   });

@@ -140,7 +140,7 @@ export const catalogue = {
     title: 'Unsafe file name',
     severity: 'error',
     message: 'The path {detail}, expected a plain name every platform can check out.',
-    hint: 'Rename the file or folder: printable UTF-8, no `< > : " | ? * \\`, no Windows device name such as `con` or `aux`, no trailing dot or space, and not the same as another name but for case.',
+    hint: 'Rename the file or folder: printable UTF-8, no `< > : " | ? * \\`, no Windows device name such as `con` or `aux`, no trailing dot or space, at most 255 bytes a name and 32 folders deep, and not the same as another name but for case.',
     explanation:
       'A source path appears in every report, in CI annotations and in SARIF. A control character or an invalid byte in a name could rewrite a log line or break those tools; a Windows device name, a reserved character, a trailing dot or two names that differ only in case make a repository that cannot be checked out on Windows or macOS, where the two names are one file. knoc reports such a path and does not read it.',
   },
@@ -304,7 +304,15 @@ export const catalogue = {
     hint: 'Rewrite the pattern without lookahead, lookbehind or backreferences (and with repetition counts up to 1000); most can be written as plain alternatives and classes.',
     explanation:
       'A regular expression in a repository’s own specs/ (a `pattern`, a `patternProperties` key, a pattern under `propertyNames`) is code that a pull request can change, and a backtracking engine can take centuries on one string (`^(a+)+$` against 30 `a`s and a `!`). knoc runs such patterns on RE2, whose time is linear in the input whatever the pattern, as Google’s and Cloudflare’s services do for patterns they do not control. RE2 leaves out the features that need backtracking; a pattern that uses them is reported here, and its spec is not used. Patterns in knoc’s built-in specs run natively.',
+  },  KNO2084: {
+    title: 'Schema too large to compile',
+    severity: 'error',
+    message: 'The schema has more than {limit} subschemas, expected at most {limit}.',
+    hint: 'Split the spec, or describe the values with fewer alternatives (an `enum` instead of an `anyOf` of constants, one `pattern` instead of many).',
+    explanation:
+      'knoc compiles a repository’s own specs/ into validation code, and the time that takes grows faster than the schema: a schema of 5,000 patterns under one `allOf` takes half a minute to compile. A schema with more than 1000 objects (subschemas, property definitions and the like; knoc’s largest built-in spec has under 200) is refused, so a pull request cannot stall a build with one.',
   },
+
 
   KNO3001: {
     title: 'Unknown perception domain',

@@ -1,8 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { readManifest } from '../emit/read-manifest.js';
+import { readGivenFile } from '../discover/read-given-file.js';
+import { LIMIT_RANGES } from '../model/limits.js';
 
 const CARD_PATH = /^agents\/([^/]+)\/\.well-known\/agent-card\.json$/;
 
@@ -24,9 +25,11 @@ export async function readBuiltCards(dir: string, label: string): Promise<{ card
     if (slug === undefined) continue;
     const file = `${label}/${output}`;
     try {
-      cards.set(slug, JSON.parse(await readFile(path.join(dir, output), 'utf8')) as unknown);
+      const read = readGivenFile(path.join(dir, output), LIMIT_RANGES.max_file_size.maximum);
+      if ('error' in read) throw new Error(`it cannot be read (${read.error})`);
+      cards.set(slug, JSON.parse(read.text) as unknown);
     } catch (error) {
-      const detail = error instanceof SyntaxError ? `it is not JSON (${error.message})` : error instanceof Error && 'code' in error ? `it cannot be read (${String(error.code)})` : String(error);
+      const detail = error instanceof SyntaxError ? `it is not JSON (${error.message})` : error instanceof Error ? error.message : String(error);
       diagnostics.push(createDiagnostic('KNO7022', { detail }, { file }));
     }
   }

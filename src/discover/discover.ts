@@ -9,6 +9,9 @@ import { DEFAULT_LIMITS, sameLimits, type ParseLimits } from '../model/limits.js
 import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
 import type { SourceFile } from '../model/source-file.js';
 import { firstInvalidUtf8, rangeAtByte } from './invalid-utf8.js';
+import { formatBytes } from '../model/format-bytes.js';
+
+export { formatBytes } from '../model/format-bytes.js';
 import { caseTwins, codePointName, findWideMapping, firstNonPrintable, rangeAtOffset, unsafeName } from './source-bounds.js';
 
 /** knoc's own specs/ folder, the default schemas every repository starts from. */
@@ -228,12 +231,6 @@ export function readRepositoryFile(relative: string, absolute: string, limits: P
   return readSourceSync(relative, absolute, 'content', limits, format === 'yaml');
 }
 
-/** Bytes as the largest whole unit that reads well: `1.5 MiB`, `800 KiB`, `512 bytes`. */
-export function formatBytes(size: number): string {
-  if (size >= 1024 * 1024) return `${Number((size / (1024 * 1024)).toFixed(1))} MiB`;
-  if (size >= 1024) return `${Number((size / 1024).toFixed(1))} KiB`;
-  return `${size} bytes`;
-}
 
 /** Code-unit order, independent of locale and of the order the file system returns. */
 export function sortPaths(paths: readonly string[]): string[] {

@@ -96,16 +96,22 @@ const DEVICE_NAME = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|con
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const WINDOWS_RESERVED = /[<>:"|?*\\]/;
+/** Names in a source path at most: `content/` and 31 folders below it, then the file. */
+const MAX_PATH_DEPTH = 33;
 
 /**
  * Why a source path (relative, `/`-separated) is not a safe name, or undefined.
  * Every folder and file name must be valid UTF-8 without control characters
  * (they would rewrite a report or a CI annotation), and must be one that every
  * platform can check out: no Windows device name (`con`, `aux.kno`, `lpt1`), no
- * reserved character (`< > : " | ? * \`), no trailing dot or space.
+ * reserved character (`< > : " | ? * \`), no trailing dot or space, no name
+ * past 255 bytes, and no more than 32 folders deep.
  */
 export function unsafeName(relative: string): string | undefined {
-  for (const name of relative.split('/')) {
+  const names = relative.split('/');
+  if (names.length > MAX_PATH_DEPTH) return `is nested ${names.length - 1} folders deep, more than ${MAX_PATH_DEPTH - 1}`;
+  for (const name of names) {
+    if (Buffer.byteLength(name) > 255) return 'has a name longer than 255 bytes, more than file systems allow';
     if (name.includes('\uFFFD')) return 'is not valid UTF-8';
     if (CONTROL.test(name)) return 'holds a control character';
     if (WINDOWS_RESERVED.test(name)) return `holds \`${WINDOWS_RESERVED.exec(name)![0]}\`, which Windows does not allow in names`;

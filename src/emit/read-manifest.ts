@@ -1,7 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isRecord } from '../model/guards.js';
+import { readRegularFile } from '../discover/read-given-file.js';
 import { MANIFEST_PATH } from './plan-outputs.js';
+
+/** A manifest lists every output with its sha256: a few hundred bytes each, for hundreds of thousands of outputs. */
+const MANIFEST_LIMIT = 512 * 1024 * 1024;
 
 /** The parts of a published manifest a later build compares against. */
 export interface PublishedManifest {
@@ -12,8 +15,11 @@ export interface PublishedManifest {
 /** Reads `manifest.json` from an output folder; undefined when absent or not knoc's. */
 export async function readManifest(outDir: string): Promise<PublishedManifest | undefined> {
   let data: unknown;
+  // Only knoc's own regular file: a link or a pipe put there is not a manifest, and is never waited on.
+  const read = readRegularFile(path.join(outDir, MANIFEST_PATH), MANIFEST_LIMIT, { follow: false });
+  if ('error' in read) return undefined;
   try {
-    data = JSON.parse(await readFile(path.join(outDir, MANIFEST_PATH), 'utf8'));
+    data = JSON.parse(read.bytes.toString('utf8'));
   } catch {
     return undefined;
   }

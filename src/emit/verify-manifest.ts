@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../discover/read-given-file.js';
 import path from 'node:path';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -23,7 +23,13 @@ export async function verifyManifest(outDir: string, outLabel: string): Promise<
       diagnostics.push(createDiagnostic('KNO5004', { path: file, state: 'is listed in manifest.json but missing' }, at(file)));
       continue;
     }
-    const bytes = await readFile(path.join(outDir, file));
+    // Read only when it is a regular file of the recorded size: a pipe, a link or a huge file is a mismatch, never waited on.
+    const read = readRegularFile(path.join(outDir, file), expected.size, { follow: false });
+    if ('error' in read) {
+      diagnostics.push(createDiagnostic('KNO5004', { path: file, state: `cannot be checked: ${read.error}` }, at(file)));
+      continue;
+    }
+    const { bytes } = read;
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     if (sha256 !== expected.sha256 || bytes.length !== expected.size) {
       diagnostics.push(createDiagnostic('KNO5004', { path: file, state: `has sha256 ${sha256.slice(0, 12)}… and ${bytes.length} bytes, but manifest.json records ${expected.sha256.slice(0, 12)}… and ${expected.size} bytes` }, at(file)));

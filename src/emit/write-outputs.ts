@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { sha256Hex } from '../model/digest.js';
 import { faultPoint, lockWaitMs } from './fault-hook.js';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
@@ -30,11 +31,12 @@ export async function writeOutputs(
   published?: ReadonlyMap<string, string>,
   mode: 'swap' | 'in-place' = 'swap',
   intact?: ReadonlyMap<string, string>,
+  early?: EarlyStage,
 ): Promise<WriteReport> {
   const release = await acquirePublishLock(outDir);
   try {
     faultPoint('lock', outDir);
-    return mode === 'in-place' && published ? await publishInPlace(outDir, outputs, published) : await publish(outDir, outputs, intact);
+    return mode === 'in-place' && published ? await publishInPlace(outDir, outputs, published) : await publish(outDir, outputs, intact, early);
   } finally {
     await release();
   }
@@ -167,21 +169,28 @@ function isAlive(pid: number): boolean {
  * prove them untouched since they were published to their sha256: those are
  * not read again.
  */
-async function publish(outDir: string, outputs: readonly PlannedOutput[], intact?: ReadonlyMap<string, string>): Promise<WriteReport> {
+async function publish(outDir: string, outputs: readonly PlannedOutput[], intact?: ReadonlyMap<string, string>, early?: EarlyStage): Promise<WriteReport> {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   await recoverJournal(outDir);
-  await recoverInterruptedSwap(outDir);
+  await recoverInterruptedSwap(outDir, early);
   const existing = await listFiles(outDir);
   const report: WriteReport = { written: [], unchanged: [], removed: [] };
   const planned = new Set(outputs.map((o) => o.path));
   report.removed = existing.filter((p) => !planned.has(p));
+  const present = new Set(existing);
   const same = new Set<string>();
   // Synchronous file calls throughout: for thousands of small files they cost a fraction of the thread pool's round trips.
   for (const output of outputs) {
+    if (!present.has(output.path)) continue;
     if (intact?.get(output.path) === output.sha256) same.add(output.path);
     // Otherwise only bytes prove a file unchanged: a same-size edit in dist/ must be repaired, not linked into the new tree.
     else if (hasBytesSync(path.join(outDir, output.path), output)) same.add(output.path);
+  }
+  if (existing.length === 0 && early && !early.failed && existsSync(early.dir)) {
+    report.written = outputs.map((o) => o.path);
+    await completeEarlyStage(early, outDir, outputs, planned);
+    return report;
   }
   for (const output of outputs) (same.has(output.path) ? report.unchanged : report.written).push(output.path);
   if (report.written.length === 0 && report.removed.length === 0) return report;
@@ -211,6 +220,90 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
     throw error;
   }
   return report;
+}
+
+/**
+ * An output tree staged while the build still runs: each card and page is
+ * written as soon as it is made, so creating thousands of files overlaps with
+ * parsing instead of following it. publish() writes what is missing, removes
+ * what the final plan does not hold, and swaps it in like any stage. Only
+ * used for an output folder that does not exist yet, so nothing is linked.
+ */
+export interface EarlyStage {
+  readonly dir: string;
+  /** Staged path -> sha256 of the bytes written there. */
+  readonly files: Map<string, string>;
+  /** Folders created in the stage, the stage itself included. */
+  readonly dirs: Set<string>;
+  /** Set when a write failed: the stage is removed and publish() stages the whole tree itself. */
+  failed: boolean;
+}
+
+/** `p<pid>-<random>`: the suffix of a stage written during a build, which names the process that owns it. */
+const EARLY_SUFFIX = /^p(\d+)-[0-9a-f]{12}$/;
+
+/** Creates an early stage beside `outDir`; undefined when it cannot be created (publish() then stages as usual). */
+export function openEarlyStage(outDir: string): EarlyStage | undefined {
+  // eslint-disable-next-line no-restricted-globals
+  const dir = path.join(path.dirname(outDir), `${STAGE}${path.basename(outDir)}-p${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    faultPoint('mkdir', dir);
+    mkdirSync(dir, { recursive: true });
+  } catch {
+    return undefined;
+  }
+  return { dir, files: new Map(), dirs: new Set([dir]), failed: false };
+}
+
+/** Writes one output into an early stage, creating each folder once; a failure abandons the stage, never the build. */
+export function stageEarly(stage: EarlyStage, relative: string, text: string | Buffer, sha256: string): void {
+  if (stage.failed) return;
+  try {
+    writeStaged(stage, relative, text);
+    stage.files.set(relative, sha256);
+  } catch {
+    discardEarlyStage(stage);
+  }
+}
+
+/** Removes an early stage that will not be published. */
+export function discardEarlyStage(stage: EarlyStage): void {
+  stage.failed = true;
+  rmSync(stage.dir, { recursive: true, force: true });
+}
+
+function writeStaged(stage: EarlyStage, relative: string, bytes: string | Buffer): void {
+  const target = confined(stage.dir, relative);
+  const missing: string[] = [];
+  for (let dir = path.dirname(target); !stage.dirs.has(dir); dir = path.dirname(dir)) missing.push(dir);
+  for (const dir of missing.reverse()) {
+    faultPoint('mkdir', dir);
+    mkdirSync(dir);
+    stage.dirs.add(dir);
+  }
+  faultPoint('write', target);
+  writeFileSync(target, bytes);
+}
+
+/** Writes what the early stage lacks or holds other bytes for, removes what is not planned, and swaps it in. */
+async function completeEarlyStage(stage: EarlyStage, outDir: string, outputs: readonly PlannedOutput[], planned: ReadonlySet<string>): Promise<void> {
+  try {
+    for (const output of outputs) {
+      if (stage.files.get(output.path) === output.sha256) continue;
+      writeStaged(stage, output.path, output.bytes);
+      stage.files.set(output.path, output.sha256);
+    }
+    for (const extra of [...stage.files.keys()].filter((p) => !planned.has(p))) {
+      const target = confined(stage.dir, extra);
+      faultPoint('rm', target);
+      rmSync(target, { force: true });
+      for (let dir = path.dirname(target); dir !== stage.dir && readdirSync(dir).length === 0; dir = path.dirname(dir)) rmdirSync(dir);
+    }
+    await swapIn(stage.dir, outDir);
+  } catch (error) {
+    discardEarlyStage(stage);
+    throw error;
+  }
 }
 
 /** A change to at most one file in this many is published through a journal instead of a whole new tree. */
@@ -312,7 +405,7 @@ async function swapIn(stage: string, outDir: string): Promise<void> {
 }
 
 /** A build killed between the two renames leaves the old tree under its parked name: put it back. */
-async function recoverInterruptedSwap(outDir: string): Promise<void> {
+async function recoverInterruptedSwap(outDir: string, early?: EarlyStage): Promise<void> {
   const parent = path.dirname(outDir);
   const ours = (prefix: string) => (entry: string) => entry.startsWith(prefix) && SUFFIX.test(entry.slice(prefix.length));
   const isParked = ours(`${OLD}${path.basename(outDir)}-`);
@@ -330,6 +423,14 @@ async function recoverInterruptedSwap(outDir: string): Promise<void> {
     else await rm(path.join(parent, entry), { recursive: true, force: true });
   }
   for (const entry of entries.filter(isStaged)) await rm(path.join(parent, entry), { recursive: true, force: true });
+  // A stage written while its build still ran names its owner: it is left alone while that build lives.
+  const stagePrefix = `${STAGE}${path.basename(outDir)}-`;
+  for (const entry of entries.filter((e) => e.startsWith(stagePrefix))) {
+    const owner = EARLY_SUFFIX.exec(entry.slice(stagePrefix.length));
+    if (!owner || path.join(parent, entry) === early?.dir) continue;
+    // eslint-disable-next-line no-restricted-globals
+    if (Number(owner[1]) === process.pid || !isAlive(Number(owner[1]))) await rm(path.join(parent, entry), { recursive: true, force: true });
+  }
 }
 
 /** Thrown when a planned output path would land outside the output folder. */
@@ -355,7 +456,8 @@ function hasBytesSync(file: string, output: PlannedOutput): boolean {
   try {
     const info = statSync(file, { throwIfNoEntry: false });
     if (!info || !info.isFile() || info.size !== output.size) return false;
-    return readFileSync(file).equals(output.bytes);
+    // By hash, not by bytes: an output known by its hash (a page an earlier build rendered) is not rendered again to compare it.
+    return sha256Hex(readFileSync(file)) === output.sha256;
   } catch {
     return false;
   }
@@ -365,7 +467,7 @@ async function hasBytes(file: string, output: PlannedOutput): Promise<boolean> {
   try {
     const info = await stat(file);
     if (!info.isFile() || info.size !== output.size) return false;
-    return (await readFile(file)).equals(output.bytes);
+    return sha256Hex(await readFile(file)) === output.sha256;
   } catch {
     return false;
   }

@@ -1,11 +1,17 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readGivenFile } from '../discover/read-given-file.js';
+import { findWideMapping, rangeAtOffset } from '../discover/source-bounds.js';
+import { DEFAULT_LIMITS } from '../model/limits.js';
+
 import { monotonicFactory } from 'ulid';
 import { createDiagnostic } from '../diagnostics/create.js';
 import { writeNewFile } from '../emit/write-new-file.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { findAgentSlugs } from './existing-slugs.js';
 import { importCard } from './import-card.js';
+
+/** The largest card file `knoc import` reads: real cards are a few kilobytes. */
+const CARD_FILE_LIMIT = 8 * 1024 * 1024;
 
 /** Where blueprints go by default, relative to the root. */
 export const DEFAULT_IMPORT_OUT = 'content/agent-blueprints';
@@ -52,15 +58,19 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
   const slugs = await findAgentSlugs(root);
   for (const file of options.files) {
     const label = file.split(path.sep).join('/');
-    let text: string;
-    try {
-      text = await readFile(path.resolve(file), 'utf8');
-    } catch (error) {
-      const detail = error instanceof Error && 'code' in error ? String(error.code) : String(error);
-      result.diagnostics.push(createDiagnostic('KNO7016', { detail }, { file: label }));
+    const read = readGivenFile(path.resolve(file), CARD_FILE_LIMIT);
+    if ('error' in read) {
+      result.diagnostics.push(createDiagnostic('KNO7016', { detail: read.error }, { file: label }));
       continue;
     }
+    const text = read.text;
     result.sources.set(label, text);
+    // A card is JSON from elsewhere: an object with more keys than any card has would cost its reader the square of them.
+    const wide = findWideMapping(text, DEFAULT_LIMITS.maxKeys);
+    if (wide) {
+      result.diagnostics.push(createDiagnostic('KNO1018', { limit: DEFAULT_LIMITS.maxKeys }, { file: label, range: rangeAtOffset(text, wide.offset, wide.length), hint: 'An agent card has a few dozen keys per object; check that the file is the card you meant to import.' }));
+      continue;
+    }
     const { blueprint, diagnostics } = importCard(text, label, newId());
     result.diagnostics.push(...diagnostics);
     if (!blueprint) continue;

@@ -20,7 +20,7 @@ export const LIMIT_RANGES = {
   max_file_size: { minimum: 1024, maximum: 64 * 1024 * 1024 },
   max_depth: { minimum: 8, maximum: 512 },
   max_aliases: { minimum: 0, maximum: 10000 },
-  max_keys: { minimum: 16, maximum: 100000 },
+  max_keys: { minimum: 16, maximum: 10000 },
 } as const;
 
 /**

@@ -9,18 +9,23 @@ import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-fil
 import type { PlannedOutput } from '../emit/plan-outputs.js';
 import { discover, FILE_START, readRepositoryFile, type Discovery } from '../discover/discover.js';
 import { configuredLimits, readConfigFile } from '../config/read-config.js';
+import { KEY_FILE_LIMIT, readGivenFile } from '../discover/read-given-file.js';
+import { unsafeName } from '../discover/source-bounds.js';
+import { safeCacheDir } from './cache-location.js';
 import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
-import { writeOutputs, type WriteReport } from '../emit/write-outputs.js';
+import { discardEarlyStage, openEarlyStage, stageEarly, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import type { SourceFile } from '../model/source-file.js';
+import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
 import { isAgentCardPath } from '../project/project-headers.js';
 import type { SigningInput } from '../sign/sign-cards.js';
 import { loadSigningKey } from '../sign/signing-key.js';
-import { PARALLEL_THRESHOLD, prewarmCache } from './prewarm.js';
+import { PARALLEL_THRESHOLD, prewarmCache, type PrewarmOutputs } from './prewarm.js';
+import { agentOutputContext } from './agent-outputs.js';
 import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
 import { BASELINE_FILE, DEFAULT_CACHE_DIR, intactOutputs, recordUpToDate } from './up-to-date.js';
@@ -112,7 +117,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(baselineRead && 'diagnostic' in baselineRead ? [baselineRead.diagnostic] : []),
     ...(options.baseline !== undefined && baselineRead && 'missing' in baselineRead ? [createDiagnostic('KNO6004', { detail: 'it cannot be read (ENOENT)' }, { file: baselinePath })] : []),
   ];
-  const cacheDir = options.cacheDir === false ? undefined : path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR);
+  const cacheDir = options.cacheDir === false ? undefined : safeCacheDir(root, path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR));
   const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
   const cache = loaded?.cache ?? createBuildCache();
   const phaseMs: PhaseTiming[] = [
@@ -120,7 +125,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     { phase: 'load cache', ms: performance.now() - discovered, detail: loaded ? (loaded.miss ? `none usable (${loaded.miss})` : `${cache.analyses.size} analyses, ${cache.cards.size} cards`) : 'off' },
   ];
   let phaseStart = performance.now();
-  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress);
+  const early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
+  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs);
   if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files` });
   const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
   const result = compile({
@@ -149,6 +155,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     result.diagnostics.push(...compareBuilds(result.outputs, again.outputs));
   }
   const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
+  // Staged beside the folder the settings pointed at before compiling; if they turned out otherwise, it is not that folder's.
+  const stage = early?.stage();
+  if (stage && early?.outDir !== outDir) discardEarlyStage(stage);
   const previous = await readManifest(outDir);
   const outFromConfig = options.out === undefined && result.config.out !== undefined;
   const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
@@ -175,11 +184,13 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       options.onProgress?.({ phase: 'write', done: 0, total: 0 });
       phaseStart = performance.now();
       const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
-      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact);
+      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact, stage);
     } catch (error) {
       diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.'));
     }
   }
+  // Published (renamed away), or not published at all: either way nothing of it stays beside the output folder.
+  if (stage) discardEarlyStage(stage);
   diagnostics.sort(compareDiagnostics);
   const failed = failsGate(diagnostics, options);
   if (written && !failed && cacheDir) {
@@ -235,15 +246,47 @@ export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildR
   return build({ ...options, write: false });
 }
 
-/** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached. */
-async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void): Promise<Set<string>> {
+/**
+ * When workers parse, they also project cards and render pages; for a build that will publish into an
+ * output folder that does not exist yet, each is written to an early stage as it is made. The stage is
+ * created only once workers start, beside the folder the settings name.
+ */
+async function earlyOutputs(options: BuildOptions, root: string, config: SourceFile | undefined, discovery: Discovery): Promise<{ outputs: PrewarmOutputs; outDir: string; stage(): EarlyStage | undefined } | undefined> {
+  const settings = loadConfig(config).config;
+  const outDir = path.resolve(root, options.out ?? settings.out ?? 'dist');
+  const publishes = options.write !== false && !options.checkOutputs && (options.publishMode ?? 'swap') === 'swap' && !options.sign && !options.memoryCache;
+  const fresh = publishes && (await lstat(outDir).catch(() => undefined)) === undefined && (await checkOutDir(root, outDir, {}, config?.path, options.out === undefined && settings.out !== undefined)).length === 0;
+  let stage: EarlyStage | undefined;
+  const outputs: PrewarmOutputs = {
+    context: () => {
+      const domains = discovery.content.filter((s) => s.path.startsWith(DOMAINS_FOLDER)).flatMap((s) => parseFile(s).entity ?? []);
+      if (fresh) stage = openEarlyStage(outDir);
+      return agentOutputContext(settings, options.baseUrl ?? settings.base_url, domains);
+    },
+    onOutput: (file, text, sha256) => {
+      if (stage) stageEarly(stage, file, text, sha256);
+    },
+  };
+  return { outputs, outDir, stage: () => stage };
+}
+
+const DOMAINS_FOLDER = 'content/perception-domains/';
+
+/** Whether worker threads may parse: more than one job, and with the default, enough files to pay for starting them. */
+function mayRunWorkers(discovery: Discovery, jobs: number | undefined): boolean {
   const workers = jobs ?? Math.min(4, availableParallelism());
-  if (workers <= 1 || (jobs === undefined && discovery.content.length < PARALLEL_THRESHOLD)) return new Set();
+  return workers > 1 && (jobs !== undefined || discovery.content.length >= PARALLEL_THRESHOLD);
+}
+
+/** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached. */
+async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs): Promise<Set<string>> {
+  if (!mayRunWorkers(discovery, jobs)) return new Set();
+  const workers = jobs ?? Math.min(4, availableParallelism());
   const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
   const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
   const misses = discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (misses.length === 0 || (jobs === undefined && misses.length < PARALLEL_THRESHOLD)) return new Set(specsParsed);
-  await prewarmCache(cache, misses, specs, schemaSetDigest, workers, onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })));
+  await prewarmCache(cache, misses, specs, schemaSetDigest, workers, onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })), outputs);
   return new Set([...specsParsed, ...misses.map((m) => m.path)]);
 }
 
@@ -268,6 +311,7 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
   else if (root === outDir || root.startsWith(outDir + path.sep)) reason = 'holds the repository itself';
   // knoc.config.yaml comes with the sources, perhaps from a stranger's pull request: it may only name a folder inside the repository.
   else if (fromConfig && !outDir.startsWith(root + path.sep)) reason = 'is outside the repository; only `--out` may point there';
+  else if (fromConfig && unsafeName(out.split(path.sep).join('/'))) reason = `is not a safe folder name: it ${unsafeName(out.split(path.sep).join('/'))}`;
   else if (inside(path.join(root, '.git')) || inside(path.join(root, 'node_modules')) || outDir === path.join(root, configPath ?? CONFIG_FILE)) reason = 'belongs to git, npm or the configuration';
   else {
     const info = await lstat(outDir).catch(() => undefined);
@@ -286,14 +330,10 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
  * unchanged card keeps its bytes even with a randomised algorithm (ES256).
  */
 async function prepareSigning(sign: SignOptions, root: string, out: string | undefined, config: SourceFile | undefined): Promise<SigningInput | { diagnostic: Diagnostic }> {
-  let text: string;
-  try {
-    text = await readFile(path.resolve(sign.keyFile), 'utf8');
-  } catch (error) {
-    const detail = error instanceof Error && 'code' in error ? (error.code === 'ENOENT' ? 'there is no such file' : error.code === 'EISDIR' ? 'it is a folder' : String(error.code)) : String(error);
-    return { diagnostic: createDiagnostic('KNO4010', { file: sign.keyFile, detail }, { file: sign.keyFile }) };
-  }
-  const signer = loadSigningKey(text, { ...(sign.keyId !== undefined ? { kid: sign.keyId } : {}), ...(sign.jku !== undefined ? { jku: sign.jku } : {}) });
+  // A key file is small: bounded, regular files only (a pipe would block the build), UTF-8.
+  const read = readGivenFile(path.resolve(sign.keyFile), KEY_FILE_LIMIT);
+  if ('error' in read) return { diagnostic: createDiagnostic('KNO4010', { file: sign.keyFile, detail: read.error }, { file: sign.keyFile }) };
+  const signer = loadSigningKey(read.text, { ...(sign.keyId !== undefined ? { kid: sign.keyId } : {}), ...(sign.jku !== undefined ? { jku: sign.jku } : {}) });
   if (typeof signer === 'string') return { diagnostic: createDiagnostic('KNO4011', { file: sign.keyFile, detail: signer }, { file: sign.keyFile }) };
   const outDir = path.resolve(root, out ?? loadConfig(config).config.out ?? 'dist');
   const manifest = await readManifest(outDir);

@@ -8,6 +8,7 @@ import type { SourceFile } from '../model/source-file.js';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
 import { analyzeCached } from './analyze-source.js';
+import { cardSettingsKey, fleetNameOf } from './agent-outputs.js';
 import { cardKey, recall, remember, type BuildCache } from '../cache/analysis-cache.js';
 import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
@@ -185,7 +186,7 @@ export function compile(input: CompileInput): CompileResult {
       diagnostics.push(createDiagnostic('KNO4030', { slug }, { file: agent.source.path, pointer: '/slug', range: agent.locator.rangeOf('/slug') }));
       continue;
     }
-    const key = cardKey(agent.digest, `${agent.schema?.name}@${agent.schema?.version}`, `${baseUrl ?? ''}\u0000${inferServiceClass ? 'infer' : ''}`);
+    const key = cardKey(agent.digest, `${agent.schema?.name}@${agent.schema?.version}`, cardSettingsKey(baseUrl, inferServiceClass));
     let cached = recall(input.cache, (c) => c.cards, key);
     if (cached) cardHits++;
     else {
@@ -242,7 +243,7 @@ export function compile(input: CompileInput): CompileResult {
   requests.push(
     ...renderPages({
       fleet: fleet.card,
-      fleetName: config.fleet?.name ?? 'Agent fleet',
+      fleetName: fleetNameOf(config),
       agents: published.map((p) => ({ published: p, blueprint: blueprintOf.get(p.slug)! })),
       domains,
       domainIndex,

@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
-import { analysisKey, type BuildCache, type FileAnalysis } from '../cache/analysis-cache.js';
+import { analysisKey, type BuildCache } from '../cache/analysis-cache.js';
 import type { Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
-import type { WorkerSetup } from './analyze-worker.js';
+import type { AgentOutputContext } from './agent-outputs.js';
+import type { WorkerBatch, WorkerResult, WorkerSetup } from './analyze-worker.js';
 
 /** Below this many files to parse, starting workers costs more than it saves. */
 export const PARALLEL_THRESHOLD = 200;
@@ -10,48 +11,86 @@ export const PARALLEL_THRESHOLD = 200;
 /** The compiled worker script; tests that run from src/ use the same build of it in lib/. */
 const workerUrl = new URL('../../lib/pipeline/analyze-worker.js', import.meta.url);
 
+/** Cards and pages made while parsing: the context workers make them in, and who is told each one's text. */
+export interface PrewarmOutputs {
+  /** Called once, after the workers have started and before they are sent any file: they start up meanwhile. */
+  context(): AgentOutputContext;
+  /** Told each card's and page's text as it is made, for publishing it early; the text is not kept. */
+  onOutput?(path: string, text: string, sha256: string): void;
+}
+
 /**
  * Parses and validates, in `jobs` worker threads, every content file the cache
- * does not hold yet, and stores the results in the cache. compile() then finds
- * every analysis there, so its output cannot depend on how many jobs ran.
+ * does not hold yet, and stores the results in the cache; with `outputs`, the
+ * workers also project the card and render the page of each blueprint sure to
+ * publish, and those go in the cache too. compile() then finds every analysis
+ * there, and every card and page under the key it computes itself, so its
+ * output cannot depend on how many jobs ran.
  */
-export async function prewarmCache(cache: BuildCache, content: readonly SourceFile[], specs: readonly Entity[], schemaSetDigest: string, jobs: number, onProgress?: (done: number) => void): Promise<number> {
+export async function prewarmCache(cache: BuildCache, content: readonly SourceFile[], specs: readonly Entity[], schemaSetDigest: string, jobs: number, onProgress?: (done: number) => void, outputs?: PrewarmOutputs): Promise<number> {
   const misses = content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) return 0;
   const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
+  const workers = Array.from({ length: Math.min(jobs, Math.ceil(misses.length / BATCH)) }, () => new Worker(workerUrl, { workerData: setup }));
+  const context = outputs?.context();
   // Small batches from one queue: a worker that runs faster takes more, and no thread ever holds every result at once.
   let next = 0;
   const take = (): SourceFile[] => misses.slice(next, (next += BATCH));
   let done = 0;
-  const store = (batch: readonly SourceFile[], results: readonly FileAnalysis[]) => {
+  const store = (batch: readonly SourceFile[], results: readonly WorkerResult[]) => {
     batch.forEach((source, i) => {
       const key = analysisKey(source, schemaSetDigest);
-      cache.analyses.set(key, results[i]!);
+      const { analysis, outputs: made } = results[i]!;
+      cache.analyses.set(key, analysis);
       cache.used.add(key);
+      if (!made) return;
+      // Not marked used: compile() marks what it looks up, and only that is saved.
+      cache.cards.set(made.card.key, made.card.value);
+      cache.pages.set(made.page.key, made.page.value);
+      outputs?.onOutput?.(made.card.path, made.card.value.text, made.card.value.sha256);
+      outputs?.onOutput?.(made.page.path, made.page.text, made.page.value.sha256);
     });
     onProgress?.((done += batch.length));
   };
-  await Promise.all(Array.from({ length: Math.min(jobs, Math.ceil(misses.length / BATCH)) }, () => runWorker(setup, take, store)));
+  try {
+    await Promise.all(workers.map((worker) => runWorker(worker, context, take, store)));
+  } finally {
+    for (const worker of workers) void worker.terminate();
+  }
   cache.dirty = true;
   return misses.length;
 }
 
 /** Files per message to a worker. */
 const BATCH = 50;
+/** Batches sent ahead to each worker; with BATCH, what bounds the results waiting for the main thread. */
+const IN_FLIGHT = 4;
 
-/** Runs one worker until the queue is empty. */
-function runWorker(setup: WorkerSetup, take: () => SourceFile[], store: (batch: readonly SourceFile[], results: readonly FileAnalysis[]) => void): Promise<void> {
+/** Feeds one worker until the queue is empty. */
+function runWorker(worker: Worker, context: AgentOutputContext | undefined, take: () => SourceFile[], store: (batch: readonly SourceFile[], results: readonly WorkerResult[]) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerUrl, { workerData: setup });
-    let batch = take();
-    worker.on('message', (results: FileAnalysis[]) => {
-      store(batch, results);
-      batch = take();
-      if (batch.length > 0) return worker.postMessage(batch);
-      void worker.terminate();
-      resolve();
+    const sent: SourceFile[][] = [];
+    const send = (first: boolean) => {
+      const files = take();
+      if (files.length === 0) return;
+      sent.push(files);
+      const batch: WorkerBatch = { files, ...(first && context ? { context } : {}) };
+      worker.postMessage(batch);
+    };
+    worker.on('message', (results: WorkerResult[]) => {
+      send(false);
+      try {
+        store(sent.shift()!, results);
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (sent.length === 0) resolve();
     });
     worker.once('error', reject);
-    worker.postMessage(batch);
+    // Several batches in flight: a worker never waits for the main thread, which may be busy writing the last results.
+    send(true);
+    for (let i = 1; i < IN_FLIGHT; i++) send(false);
+    if (sent.length === 0) resolve();
   });
 }

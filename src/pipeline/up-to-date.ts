@@ -8,6 +8,7 @@ import type { FileStamp } from '../model/file-stamp.js';
 import { listingOf, stampOf } from '../model/file-stamp.js';
 import type { SourceFile } from '../model/source-file.js';
 import type { BuildOptions } from './build.js';
+import { safeCacheDir } from './cache-location.js';
 import { failsGate } from './gate.js';
 
 /** The baseline file's default name at the root. */
@@ -95,9 +96,9 @@ export function probeIndex(options: BuildOptions): { upToDate: UpToDate } | { ch
   const key = indexKey(options);
   if (key === undefined) return undefined;
   const root = path.resolve(options.root ?? '.');
-  const cacheDir = path.resolve(root, options.cacheDir || DEFAULT_CACHE_DIR);
-  const loaded = loadStatIndex(cacheDir, key);
-  if (!loaded) return undefined;
+  const cacheDir = safeCacheDir(root, path.resolve(root, options.cacheDir || DEFAULT_CACHE_DIR));
+  const loaded = cacheDir ? loadStatIndex(cacheDir, key) : undefined;
+  if (!cacheDir || !loaded) return undefined;
   const changed = changedSince(loaded, loaded.writtenMs, INCREMENTAL_LIMIT);
   if (!changed) return undefined;
   if (changed.length > 0) return { changed: { root, cacheDir, index: loaded, changed } };

@@ -1,9 +1,11 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { readConfigFile } from '../config/read-config.js';
+import { KEY_FILE_LIMIT, readGivenFile } from '../discover/read-given-file.js';
+import { LIMIT_RANGES } from '../model/limits.js';
 import { listFiles } from '../emit/list-files.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { isRecord } from '../model/guards.js';
@@ -76,9 +78,12 @@ export async function verifyOutput(options: VerifyOptions = {}): Promise<VerifyR
 async function checkCard(label: string, file: string, keys: VerificationKeys | undefined, diagnostics: Diagnostic[], keyBroken: boolean): Promise<CardReport> {
   let card: unknown;
   try {
-    card = JSON.parse(await readFile(file, 'utf8'));
+    // A fleet card of a large fleet is big, but no card is bigger than the largest source knoc reads.
+    const read = readGivenFile(file, LIMIT_RANGES.max_file_size.maximum);
+    if ('error' in read) throw new Error(read.error);
+    card = JSON.parse(read.text);
   } catch (error) {
-    const detail = error instanceof SyntaxError ? error.message : error instanceof Error && 'code' in error ? (error.code === 'ENOENT' ? 'there is no such file' : String(error.code)) : String(error);
+    const detail = error instanceof Error ? error.message : String(error);
     diagnostics.push(createDiagnostic('KNO5013', { path: label, detail }, { file: label }));
     return { path: label, status: 'unreadable', signatureCount: 0 };
   }
@@ -95,14 +100,12 @@ async function checkCard(label: string, file: string, keys: VerificationKeys | u
 async function loadKeys(options: VerifyOptions, diagnostics: Diagnostic[]): Promise<VerificationKeys | undefined> {
   const file = options.keyFile ?? options.jwksFile;
   if (file === undefined) return undefined;
-  let text: string;
-  try {
-    text = await readFile(path.resolve(file), 'utf8');
-  } catch (error) {
-    const detail = error instanceof Error && 'code' in error ? (error.code === 'ENOENT' ? 'there is no such file' : String(error.code)) : String(error);
-    diagnostics.push(createDiagnostic('KNO5012', { file, detail }, { file }));
+  const read = readGivenFile(path.resolve(file), KEY_FILE_LIMIT);
+  if ('error' in read) {
+    diagnostics.push(createDiagnostic('KNO5012', { file, detail: read.error }, { file }));
     return undefined;
   }
+  const text = read.text;
   const keys = options.keyFile !== undefined ? readPublicKey(text) : readJwks(text);
   if (typeof keys === 'string') {
     diagnostics.push(createDiagnostic('KNO5012', { file, detail: keys }, { file }));

@@ -7,7 +7,9 @@ import { KNOC_VERSION } from '../model/version.js';
 import type { AgentCard } from '../project/a2a-types.js';
 import { domainsByAgent, type DomainIndex } from '../project/project-domain-index.js';
 import type { PublishedCard } from '../project/project-fleet-card.js';
-import { pageTemplates } from './page-templates.js';
+import { renderAgentHtml } from './agent-page.js';
+import { renderFleetHtml } from './fleet-page.js';
+import { pageTemplates, TEMPLATES_DIR } from './page-templates.js';
 import { viewAgent } from './view-agent.js';
 import { viewFleet, type DomainInfo } from './view-fleet.js';
 
@@ -53,21 +55,18 @@ export function renderPages(input: PagesInput): OutputRequest[] {
   const pages: OutputRequest[] = [
     {
       path: FLEET_PAGE_PATH,
-      text: templates.fleet({ site, fleet }),
+      text: renderFleetHtml(fleet, site, TEMPLATES_DIR),
       inputs: [...input.agents.map((a) => a.blueprint.source.path), ...domains.map((d) => d.source)],
     },
   ];
   for (const { published, blueprint } of input.agents) {
     const perceived = domainsOf.get(published.slug) ?? [];
-    // An agent page is a function of its card, its blueprint, its domains' titles and the fleet's name:
-    // in watch mode an edit re-renders only the pages whose inputs changed.
-    const key = JSON.stringify([published.sha256, blueprint.digest, perceived.map((d) => [d, titles.get(d)]), site.fleetName]);
-    const render = () => templates.agent({ site, agent: viewAgent(published, blueprint, titles, perceived) });
+    const { key, cacheKey: pageKey } = agentPageKeys(templates.digest, published.sha256, blueprint.digest, perceived, titles, site.fleetName);
+    const render = () => renderAgentPage(published, blueprint, titles, perceived, site.fleetName);
     const inputs = [blueprint.source.path, ...perceived.flatMap((d) => domainSource.get(d) ?? [])];
     const path = agentPagePathOf(published.slug);
     const rendered = input.reuse ? agentPages.get(key) : undefined;
-    // The templates and knoc's build are part of the key: the cache file is dropped whenever knoc's code changes.
-    const cacheKey = input.cache ? sha256Hex(`page\u0000${templates.digest}\u0000${key}`) : undefined;
+    const cacheKey = input.cache ? pageKey : undefined;
     const known = cacheKey ? recall(input.cache, (c) => c.pages, cacheKey) : undefined;
     if (!rendered && known) {
       pages.push({ path, lazy: { ...known, render }, inputs });
@@ -85,11 +84,26 @@ export function renderPages(input: PagesInput): OutputRequest[] {
   return pages;
 }
 
+/**
+ * What an agent page is made of: its card, its blueprint, its domains' titles and the fleet's name.
+ * `key` names it within one process (watch mode re-renders only pages whose inputs changed); `cacheKey`
+ * adds the templates, for the cache file, which is dropped whenever knoc's code changes.
+ */
+export function agentPageKeys(templatesDigest: string, cardSha256: string, blueprintDigest: string, perceived: readonly string[], titles: ReadonlyMap<string, string>, fleetName: string): { key: string; cacheKey: string } {
+  const key = JSON.stringify([cardSha256, blueprintDigest, perceived.map((d) => [d, titles.get(d)]), fleetName]);
+  return { key, cacheKey: sha256Hex(`page\u0000${templatesDigest}\u0000${key}`) };
+}
+
+/** One agent's page: `perceived` are the published domains it perceives, sorted; `titles` every domain's title by slug. */
+export function renderAgentPage(published: PublishedCard, blueprint: Entity, titles: ReadonlyMap<string, string>, perceived: readonly string[], fleetName: string): string {
+  return renderAgentHtml(viewAgent(published, blueprint, titles, perceived), { fleetName, knocVersion: KNOC_VERSION }, TEMPLATES_DIR);
+}
+
 /** Agent pages rendered in this process, by everything they are made of. */
 const agentPages = new Map<string, { text: string; sha256: string }>();
 const MAX_REMEMBERED = 20_000;
 
-/** A domain as the pages show it, with its source path; undefined without a slug. */
+/** A domain as the pages show it; undefined for one without a slug. */
 export function domainInfo(domain: Entity): (DomainInfo & { source: string }) | undefined {
   const slug = stringField(domain.data, 'slug');
   if (slug === undefined) return undefined;

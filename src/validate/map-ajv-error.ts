@@ -40,6 +40,8 @@ export function mapAjvErrors(errors: readonly ErrorObject[], entity: Entity, opt
   for (const error of kept) {
     if (error.keyword === 'required' && misspelled.has(`${error.instancePath}/${String((error.params as { missingProperty?: unknown }).missingProperty)}`)) continue;
     const diagnostic = mapAjvError(error, entity, options);
+    // Every finding says what to do, even for a rule that has no wording of its own.
+    if (entity.schema) diagnostic.hint ??= `Change the value to meet the \`${error.keyword}\` rule of \`${entity.schema.name}@${entity.schema.version}\`.`;
     const key = `${diagnostic.code}\u0000${diagnostic.pointer ?? ''}\u0000${diagnostic.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -148,9 +150,17 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
     }
     case 'anyOf':
     case 'oneOf': {
-      const forms = Array.isArray(error.schema) ? error.schema.map(describeForm) : [];
+      // The same wording once, and a long list of alternatives cut short: a report stays readable whatever the spec.
+      const all = Array.isArray(error.schema) ? [...new Set(error.schema.map(describeForm))] : [];
+      const forms = all.length > 6 ? [...all.slice(0, 5), `${all.length - 5} other forms`] : all;
       const detail = forms.length > 0 ? `is ${describeType(error.data)}, which matches none of the allowed forms: ${forms.join(', or ')}` : 'does not match any of the allowed forms';
       return createDiagnostic('KNO2010', { what: capitalize(what), detail }, { ...at(), hint: forms.length > 0 ? `Write it as ${forms.join(', or as ')}.` : undefined });
+    }
+    case 'uniqueItems': {
+      // Point at the repeated item, not at the whole list.
+      const [first, again] = [Number(params.j), Number(params.i)].sort((x, y) => x - y);
+      const item = `${pointer}/${again}`;
+      return createDiagnostic('KNO2010', { what: capitalize(what), detail: `repeats item ${first! + 1} as item ${again! + 1}, expected every item once` }, { file, pointer: item, range: entity.locator.rangeOf(item), hint: `Remove item ${again! + 1} or change it; the spec asks for unique items.` });
     }
     default:
       return createDiagnostic('KNO2010', { what: capitalize(what), detail: error.message ?? 'breaks a schema rule' }, at());

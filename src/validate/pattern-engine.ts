@@ -89,3 +89,25 @@ export function unsupportedPattern(schema: unknown): (SchemaPattern & { reason: 
 function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
+
+/** Subschemas a repository's own spec may hold: knoc's largest built-in spec has under 200. */
+export const MAX_SUBSCHEMAS = 1000;
+
+/**
+ * The number of objects in a schema, counted up to just past `stop`. ajv's
+ * compile time grows faster than linearly with it (2,000 patterns under one
+ * `allOf` take seconds, 5,000 half a minute), so a repository's spec is bounded.
+ */
+export function countSubschemas(schema: unknown, stop = MAX_SUBSCHEMAS): number {
+  let count = 0;
+  const stack: unknown[] = [schema];
+  while (stack.length > 0 && count <= stop) {
+    const node = stack.pop();
+    if (Array.isArray(node)) for (const item of node) stack.push(item);
+    else if (isRecord(node)) {
+      count++;
+      for (const value of Object.values(node)) stack.push(value);
+    }
+  }
+  return count;
+}

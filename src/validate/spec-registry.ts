@@ -6,7 +6,7 @@ import type { Entity } from '../model/entity.js';
 import { dig, isRecord } from '../model/guards.js';
 import { builtinSpecsDir } from '../discover/discover.js';
 import { createAjv } from './create-ajv.js';
-import { patternEngine, trustPatterns, unsupportedPattern } from './pattern-engine.js';
+import { countSubschemas, MAX_SUBSCHEMAS, patternEngine, trustPatterns, unsupportedPattern } from './pattern-engine.js';
 
 /** A schema selected by `$schema: name@version`, compiled once. */
 export interface CompiledSpec {
@@ -78,6 +78,10 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
     // `$id` is dropped so that two specs sharing one cannot collide inside ajv.
     const schema = { ...spec.schema };
     delete schema.$id;
+    if (!isShipped(spec.entity) && countSubschemas(schema) > MAX_SUBSCHEMAS) {
+      diagnostics.push(createDiagnostic('KNO2084', { limit: MAX_SUBSCHEMAS }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
+      continue;
+    }
     const unsupported = isShipped(spec.entity) ? undefined : unsupportedPattern(schema);
     if (unsupported) {
       const pointer = `/spec/schema${unsupported.pointer}`;

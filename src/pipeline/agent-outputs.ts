@@ -1,0 +1,73 @@
+import { cardKey, type CachedCard, type CachedPage } from '../cache/analysis-cache.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { KnocConfig } from '../model/config.js';
+import { sha256Hex } from '../model/digest.js';
+import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
+import { stableJson } from '../model/stable-json.js';
+import { cardPathOf } from '../project/a2a-types.js';
+import { isReservedName, isSafeSlug, missingCardFields } from '../project/check-card.js';
+import { projectAgentCard } from '../project/project-agent-card.js';
+import { pageTemplates } from '../render-pages/page-templates.js';
+import { agentPageKeys, agentPagePathOf, domainInfo, renderAgentPage } from '../render-pages/render-pages.js';
+import { perceivedDomains } from '../resolve/resolve-references.js';
+
+/**
+ * What a worker thread needs to project an agent's card and render its page as
+ * soon as it has parsed the blueprint: the settings cards read, and every
+ * domain's title. It is the main thread's expectation of the build; compile()
+ * recomputes every key from the build as it turns out, so an expectation that
+ * proves wrong costs a second projection, never a different output.
+ */
+export interface AgentOutputContext {
+  baseUrl?: string;
+  inferServiceClass: boolean;
+  fleetName: string;
+  /** Every domain's slug and title, sorted by slug. */
+  domains: [slug: string, title: string][];
+}
+
+/** One agent's card and page, with the cache keys compile() looks them up by. */
+export interface AgentOutputs {
+  card: { key: string; path: string; value: CachedCard };
+  page: { key: string; path: string; value: CachedPage; text: string };
+}
+
+/** The settings part of a card's cache key: everything besides the blueprint that a card reads. */
+export function cardSettingsKey(baseUrl: string | undefined, inferServiceClass: boolean): string {
+  return `${baseUrl ?? ''}\u0000${inferServiceClass ? 'infer' : ''}`;
+}
+
+/** The fleet's name as pages show it. */
+export function fleetNameOf(config: KnocConfig): string {
+  return config.fleet?.name ?? 'Agent fleet';
+}
+
+/** The context for workers from the settings and the domain entities parsed so far. */
+export function agentOutputContext(config: KnocConfig, baseUrl: string | undefined, domains: readonly Entity[]): AgentOutputContext {
+  const infos = domains.filter((d) => d.schema?.name === DOMAIN_KIND).flatMap((d) => domainInfo(d) ?? []);
+  infos.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  return { ...(baseUrl !== undefined ? { baseUrl } : {}), inferServiceClass: config.infer_service_class === true, fleetName: fleetNameOf(config), domains: infos.map((d) => [d.slug, d.title]) };
+}
+
+/**
+ * The card and page of a blueprint that is certain to publish as far as one
+ * file can tell (no error, not private, a safe slug, a complete card);
+ * undefined for anything else, which compile() handles itself.
+ */
+export function agentOutputs(agent: Entity, diagnostics: readonly Diagnostic[], context: AgentOutputContext, titles: ReadonlyMap<string, string>): AgentOutputs | undefined {
+  if (agent.schema?.name !== AGENT_KIND || diagnostics.some((d) => d.severity === 'error') || agent.data.visibility === 'private') return undefined;
+  const slug = stringField(agent.data, 'slug');
+  if (!isSafeSlug(slug) || isReservedName(slug)) return undefined;
+  const { card, diagnostics: projection } = projectAgentCard(agent, { ...(context.baseUrl !== undefined ? { baseUrl: context.baseUrl } : {}), ...(context.inferServiceClass ? { inferServiceClass: true } : {}) });
+  if (!card || projection.length > 0 || missingCardFields(card).length > 0) return undefined;
+  const text = stableJson(card);
+  const sha256 = sha256Hex(text);
+  const published = { slug, path: cardPathOf(slug), card, text, sha256 };
+  const perceived = [...new Set(perceivedDomains(agent).map((d) => d.slug))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const { cacheKey } = agentPageKeys(pageTemplates().digest, sha256, agent.digest, perceived, titles, context.fleetName);
+  const page = renderAgentPage(published, agent, titles, perceived, context.fleetName);
+  return {
+    card: { key: cardKey(agent.digest, `${agent.schema.name}@${agent.schema.version}`, cardSettingsKey(context.baseUrl, context.inferServiceClass)), path: published.path, value: { card, text, sha256 } },
+    page: { key: cacheKey, path: agentPagePathOf(slug), value: { sha256: sha256Hex(page), size: Buffer.byteLength(page, 'utf8') }, text: page },
+  };
+}
