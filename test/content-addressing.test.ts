@@ -205,6 +205,8 @@ describe('publishing and proving outputs', () => {
     runCli(['build', '--root', root]);
     const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
     writeFileSync(file, readFileSync(file, 'utf8').replace('name: Review', 'name: Review changes'));
+    // Without the stat index the build runs in full from the cache (incremental-build.test.ts covers the incremental path's explanation).
+    rmSync(path.join(root, 'node_modules/.cache/knoc/index.bin'));
     const { stderr: stdout } = runCli(['build', '--root', root, '--explain']);
     expect(stdout).toContain('  parsed      content/agent-blueprints/schema-reviewer.kno');
     expect(stdout).toContain('  cache hit   content/agent-blueprints/drift-sentinel.kno');

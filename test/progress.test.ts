@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCorpus, writeCorpus } from '../bench/generate.js';
@@ -124,6 +124,8 @@ describe('--verbose and --quiet (real processes)', () => {
     expect(runCli(['build', '--root', root]).status).toBe(0);
     const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
     writeFileSync(file, `${readFileSync(file, 'utf8')}# edited\n`);
+    // Without the stat index the build runs in full from the cache (incremental-build.test.ts covers the incremental path's phases).
+    rmSync(path.join(root, 'node_modules/.cache/knoc/index.bin'));
     const run = runCli(['build', '--root', root, '--verbose']);
     expect(run.status).toBe(0);
     const [summary, ...phases] = run.stderr.trimEnd().split('\n');

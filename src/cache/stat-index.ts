@@ -43,13 +43,20 @@ export interface StatIndex {
   key: string;
   entries: StampedPath[];
   report: RecordedReport;
+  /** Names the edit state (`edit-state.ts`) written with this index: the incremental path trusts only a state with the same token. */
+  token?: string;
 }
 
 /** Writes the index atomically into the cache folder; a failure only costs the next build its shortcut. */
 export function saveStatIndex(dir: string, index: StatIndex): void {
   // Columns, not objects: one string of paths and one array of numbers load in a few milliseconds.
-  const { paths, numbers, sha256 } = toColumns(index.entries);
-  const payload = serialize({ knoc: knocCodeStamp(), key: index.key, paths: paths.join('\u0000'), sha256: sha256.join('\u0000'), numbers, report: index.report });
+  saveStatColumns(dir, { key: index.key, ...toColumns(index.entries), report: index.report, ...(index.token ? { token: index.token } : {}) });
+}
+
+/** Writes an index already in columns (an incremental build updates a loaded one in place). */
+export function saveStatColumns(dir: string, index: { key: string; paths: string[]; numbers: Float64Array; sha256: string[]; report: RecordedReport; token?: string }): void {
+  const { paths, numbers, sha256 } = index;
+  const payload = serialize({ knoc: knocCodeStamp(), key: index.key, paths: paths.join('\u0000'), sha256: sha256.join('\u0000'), numbers, report: index.report, token: index.token ?? '' });
   const header = Buffer.alloc(MAGIC.length + 4);
   MAGIC.copy(header);
   header.writeUInt32BE(FORMAT, MAGIC.length);
@@ -78,6 +85,10 @@ export interface LoadedStatIndex {
   report: RecordedReport;
   /** The index file's own mtime: any stamp not older than this is "racily clean". */
   writtenMs: number;
+  /** The options key it was written under. */
+  key: string;
+  /** The token of the edit state written with it; empty when none was. */
+  token: string;
 }
 
 /**
@@ -110,7 +121,7 @@ export function loadStatIndex(dir: string, key: string | undefined): LoadedStatI
   const paths = data.paths.split('\u0000');
   const sha256 = data.sha256.split('\u0000');
   if (sha256.length !== paths.length || data.numbers.length !== paths.length * 5) return undefined;
-  return { paths, numbers: data.numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs };
+  return { paths, numbers: data.numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs, key: typeof data.key === 'string' ? data.key : '', token: typeof data.token === 'string' ? data.token : '' };
 }
 
 /** Entries as columns, the form `unchangedSince` checks. */
@@ -127,30 +138,41 @@ export function toColumns(entries: readonly StampedPath[]): Pick<LoadedStatIndex
  * proven by content: a file's bytes, a folder's entry names.
  */
 export function unchangedSince(index: Pick<LoadedStatIndex, 'paths' | 'numbers' | 'sha256'>, writtenMs: number, start = 0, end = index.paths.length): boolean {
+  return changedSince(index, writtenMs, 0, start, end)?.length === 0;
+}
+
+/**
+ * The recorded paths from `start` to `end` that are not as recorded (see
+ * `unchangedSince`), by index; undefined as soon as more than `limit` differ.
+ */
+export function changedSince(index: Pick<LoadedStatIndex, 'paths' | 'numbers' | 'sha256'>, writtenMs: number, limit: number, start = 0, end = index.paths.length): number[] | undefined {
+  const changed: number[] = [];
+  const differs = (i: number): boolean => {
+    changed.push(i);
+    return changed.length > limit;
+  };
   const { paths, numbers, sha256 } = index;
   for (let i = start; i < end; i++) {
-    const at = i * 5;
-    const info = lstatSync(paths[i]!, { throwIfNoEntry: false });
-    if (numbers[at]! < 0 || !info) {
-      if ((numbers[at]! < 0) !== !info) return false;
-      continue;
-    }
-    const dir = numbers[at + 4] === 1;
-    if (info.size !== numbers[at] || info.mtimeMs !== numbers[at + 1] || info.ctimeMs !== numbers[at + 2] || info.ino !== numbers[at + 3] || info.isDirectory() !== dir) return false;
-    if (Math.max(numbers[at + 1]!, numbers[at + 2]!) < writtenMs) continue;
-    const expected = sha256[i];
-    if (!expected) return false;
-    if (dir) {
-      if (listingOf(paths[i]!) !== expected) return false;
-      continue;
-    }
-    try {
-      if (createHash('sha256').update(readFileSync(paths[i]!)).digest('hex') !== expected) return false;
-    } catch {
-      return false;
-    }
+    if (!sameAsRecorded(paths, numbers, sha256, i, writtenMs) && differs(i)) return undefined;
   }
-  return true;
+  return changed;
+}
+
+function sameAsRecorded(paths: readonly string[], numbers: Float64Array, sha256: readonly string[], i: number, writtenMs: number): boolean {
+  const at = i * 5;
+  const info = lstatSync(paths[i]!, { throwIfNoEntry: false });
+  if (numbers[at]! < 0 || !info) return (numbers[at]! < 0) === !info;
+  const dir = numbers[at + 4] === 1;
+  if (info.size !== numbers[at] || info.mtimeMs !== numbers[at + 1] || info.ctimeMs !== numbers[at + 2] || info.ino !== numbers[at + 3] || info.isDirectory() !== dir) return false;
+  if (Math.max(numbers[at + 1]!, numbers[at + 2]!) < writtenMs) return true;
+  const expected = sha256[i];
+  if (!expected) return false;
+  if (dir) return listingOf(paths[i]!) === expected;
+  try {
+    return createHash('sha256').update(readFileSync(paths[i]!)).digest('hex') === expected;
+  } catch {
+    return false;
+  }
 }
 
 /** The index's paths below `folder` whose stamps still hold (none racily clean), relative, with their recorded sha256. */

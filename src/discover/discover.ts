@@ -2,7 +2,6 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { globby } from 'globby';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic, Range } from '../diagnostics/diagnostic.js';
 import { sha256Hex } from '../model/digest.js';
@@ -41,6 +40,8 @@ export interface FolderStamp {
 
 /** Finds `content/**\/*.kno`, `specs/*.kno` and knoc's built-in specs, and reads their bytes within `limits`. */
 export async function discover(root: string, limits: ParseLimits = DEFAULT_LIMITS): Promise<Discovery> {
+  // Loaded here, not at the top: a build that reads a few known files (the incremental path) never pays for it.
+  const { globby } = await import('globby');
   const diagnostics: Diagnostic[] = [];
   const folders = stampFolders([path.join(root, 'content'), path.join(root, 'specs'), builtinSpecsDir]);
   // A linked content/ or specs/ could lead anywhere on the machine: it is reported, and not read.

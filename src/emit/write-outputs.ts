@@ -43,6 +43,27 @@ export async function writeOutputs(
 }
 
 /**
+ * Publishes a few changed files into an output folder whose other files are
+ * known to be as the last build left them (an incremental build's stat index
+ * proves it): no listing, no comparing, only the journal publish of the
+ * changed files, `manifest.json` last, under the publish lock. False, with
+ * nothing written, when the folder is not as the caller believed.
+ */
+export async function publishChanged(outDir: string, changed: readonly PlannedOutput[], stillIntact: () => boolean): Promise<boolean> {
+  const release = await acquirePublishLock(outDir);
+  try {
+    faultPoint('lock', outDir);
+    // A journal another build left, or a publish since the caller looked, would change files it believes untouched: the full build decides then.
+    if (pendingJournal(outDir) || !stillIntact()) return false;
+    await recoverInterruptedSwap(outDir);
+    if (changed.length > 0) await publishThroughJournal(outDir, changed, []);
+    return true;
+  } finally {
+    await release();
+  }
+}
+
+/**
  * Watch mode's publish: only changed files are written, each to a temporary
  * name and renamed over the old one, stale files removed, manifest.json last.
  * Each file is always whole; a watch killed mid-publish can leave old and new
@@ -341,6 +362,11 @@ async function applyJournal(outDir: string, journalFile: string): Promise<void> 
   }
   await rm(journalFile, { force: true });
   await rm(stage, { recursive: true, force: true });
+}
+
+/** True when a killed build left a committed journal for this output folder. */
+export function pendingJournal(outDir: string): boolean {
+  return existsSync(path.join(path.dirname(outDir), `${JOURNAL}${path.basename(outDir)}`));
 }
 
 /** A build killed after committing a journal: finish what it started. An uncommitted one left only a stage, which the swap recovery removes. */

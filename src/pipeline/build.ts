@@ -30,6 +30,7 @@ import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
 import { BASELINE_FILE, DEFAULT_CACHE_DIR, intactOutputs, recordUpToDate } from './up-to-date.js';
 import { stampOf } from '../model/file-stamp.js';
+import { editStateOf } from './edit-record.js';
 import { sha256Hex } from '../model/digest.js';
 
 export { BASELINE_FILE, DEFAULT_CACHE_DIR } from './up-to-date.js';
@@ -207,6 +208,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         suppressed: result.suppressed.length,
         agentCount: result.agentCount,
         domainCount: result.domainCount,
+        ...stateFor(() => editStateOf({ result, outputs: result.outputs, discovery, cache, config, limits, baseline: baselineText !== undefined, diagnostics })),
       });
     } catch {
       // The index only saves time; a build that cannot write it is still a good build.
@@ -228,6 +230,16 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     phaseMs: [...phaseMs, ...result.phaseMs, ...(written ? [{ phase: 'write', ms: performance.now() - phaseStart, detail: `${written.written.length} changed, ${written.unchanged.length} unchanged, ${written.removed.length} removed` }] : [])],
     durationMs: performance.now() - started,
   };
+}
+
+/** The edit state, unless making it fails: then the next edit simply builds in full. */
+function stateFor(make: () => ReturnType<typeof editStateOf>): { state?: NonNullable<ReturnType<typeof editStateOf>> } {
+  try {
+    const state = make();
+    return state ? { state } : {};
+  } catch {
+    return {};
+  }
 }
 
 /** Everything a build does except publishing. */

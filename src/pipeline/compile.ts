@@ -87,6 +87,10 @@ export interface CompileResult {
   schemaSetDigest: string;
   /** Wall time of each phase, in order. */
   phaseMs: PhaseTiming[];
+  /** The entities bound into the symbol table, in bind order (content in path order, then the repository's specs). */
+  bound: Entity[];
+  /** True when every content file was read as an entity with no error (the condition for orphan-domain findings). */
+  complete: boolean;
 }
 
 /** Paths of the index files in the output folder. */
@@ -149,7 +153,8 @@ export function compile(input: CompileInput): CompileResult {
   const ownSpecs = specs.filter((s) => s.source.origin !== 'builtin');
   const parsedCount = input.discovery.content.length + input.discovery.specs.length + (input.config ? 1 : 0) - cacheHits.size;
   endPhase('parse', `${parsedCount} parsed, ${cacheHits.size} from cache`);
-  const { symbols, diagnostics: bindDiagnostics } = bindSymbols([...content, ...ownSpecs]);
+  const bound = [...content, ...ownSpecs];
+  const { symbols, diagnostics: bindDiagnostics } = bindSymbols(bound);
   // An orphan domain is only certain when every content file was read as a valid entity.
   const contentFiles = new Set(input.discovery.content.map((f) => f.path));
   const complete = content.length === contentFiles.size && !diagnostics.some((d) => d.severity === 'error' && d.file !== undefined && contentFiles.has(d.file));
@@ -270,6 +275,8 @@ export function compile(input: CompileInput): CompileResult {
     cacheHits,
     schemaSetDigest: registry.digest,
     phaseMs,
+    bound,
+    complete,
   };
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { intactBelow, loadStatIndex, saveStatIndex, unchangedSince, type RecordedReport, type StampedPath } from '../cache/stat-index.js';
+import { newToken, saveEditState, type EditState } from '../cache/edit-state.js';
+import { changedSince, intactBelow, loadStatIndex, saveStatIndex, type LoadedStatIndex, type RecordedReport, type StampedPath } from '../cache/stat-index.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Discovery } from '../discover/discover.js';
 import type { FileStamp } from '../model/file-stamp.js';
@@ -70,25 +71,51 @@ export function indexKey(options: BuildOptions): string | undefined {
  * instead of reading, hashing, parsing and planning. Undefined means: build.
  */
 export async function upToDate(options: BuildOptions): Promise<UpToDate | undefined> {
+  const probe = probeIndex(options);
+  return probe && 'upToDate' in probe ? probe.upToDate : undefined;
+}
+
+/** The few recorded paths that changed since the last clean build, for an incremental build to start from. */
+export interface ChangedSinceIndex {
+  root: string;
+  cacheDir: string;
+  index: LoadedStatIndex;
+  /** Positions in the index of the paths that differ from their record. */
+  changed: number[];
+}
+
+/** At most this many changed paths are handed to an incremental build; more, and the build runs in full. */
+export const INCREMENTAL_LIMIT = 16;
+
+/**
+ * Checks the stat index: up to date (see `upToDate`), or the few paths that
+ * changed, or undefined when there is no usable index or too much changed.
+ */
+export function probeIndex(options: BuildOptions): { upToDate: UpToDate } | { changed: ChangedSinceIndex } | undefined {
   const started = performance.now();
   const key = indexKey(options);
   if (key === undefined) return undefined;
   const root = path.resolve(options.root ?? '.');
   const cacheDir = safeCacheDir(root, path.resolve(root, options.cacheDir || DEFAULT_CACHE_DIR));
   const loaded = cacheDir ? loadStatIndex(cacheDir, key) : undefined;
-  if (!loaded || !unchangedSince(loaded, loaded.writtenMs)) return undefined;
+  if (!cacheDir || !loaded) return undefined;
+  const changed = changedSince(loaded, loaded.writtenMs, INCREMENTAL_LIMIT);
+  if (!changed) return undefined;
+  if (changed.length > 0) return { changed: { root, cacheDir, index: loaded, changed } };
   const { report } = loaded;
   // The gate may be stricter today (--fail-severity warning, --max-warnings): then the full build decides.
   if (failsGate(report.diagnostics, options)) return undefined;
   return {
-    report,
-    root,
-    outDir: report.outDir,
-    diagnostics: report.diagnostics,
-    errorCount: report.diagnostics.filter((d) => d.severity === 'error').length,
-    warningCount: report.diagnostics.filter((d) => d.severity === 'warning').length,
-    durationMs: performance.now() - started,
-    source: (file) => readText(report.files[file]),
+    upToDate: {
+      report,
+      root,
+      outDir: report.outDir,
+      diagnostics: report.diagnostics,
+      errorCount: report.diagnostics.filter((d) => d.severity === 'error').length,
+      warningCount: report.diagnostics.filter((d) => d.severity === 'warning').length,
+      durationMs: performance.now() - started,
+      source: (file) => readText(report.files[file]),
+    },
   };
 }
 
@@ -116,6 +143,8 @@ export interface RecordInput {
   suppressed: number;
   agentCount: number;
   domainCount: number;
+  /** The compact state an incremental build starts from (written with the index, under the same token); none, and edits build in full. */
+  state?: Omit<EditState, 'token'>;
 }
 
 /**
@@ -150,22 +179,32 @@ export function recordUpToDate(input: RecordInput): void {
     }
   }
   const cacheDir = path.resolve(input.root, input.options.cacheDir || DEFAULT_CACHE_DIR);
+  // The state goes first: an index naming a token trusts only the state written with it.
+  const token = input.state ? newToken() : undefined;
+  if (input.state && token) {
+    try {
+      saveEditState(cacheDir, { ...input.state, token });
+    } catch {
+      // Without its state, the next edit builds in full.
+    }
+  }
   saveStatIndex(cacheDir, {
     key,
     entries,
     report: { diagnostics: input.diagnostics, suppressed: input.suppressed, agentCount: input.agentCount, domainCount: input.domainCount, outputCount: input.outputs.length, outDir: input.outDir, files },
+    ...(token ? { token } : {}),
   });
 }
 
 /** The output folder's stamp and listing: a stray file added at its top is seen. */
-function outFolder(outDir: string): StampedPath {
+export function outFolder(outDir: string): StampedPath {
   const stamp = stampOf(outDir);
   const listing = listingOf(outDir);
   return { path: outDir, stamp, ...(listing ? { sha256: listing } : {}) };
 }
 
 /** Reads a file as discovery does (a UTF-8 byte order mark dropped), or undefined. */
-function readText(file: string | undefined): string | undefined {
+export function readText(file: string | undefined): string | undefined {
   if (file === undefined) return undefined;
   try {
     const text = readFileSync(file, 'utf8');

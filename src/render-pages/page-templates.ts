@@ -18,12 +18,21 @@ export interface PageTemplates {
 let compiled: PageTemplates | undefined;
 
 /**
+ * Where compiled template code may be kept between processes, by a key that
+ * covers the template's text, the compile options and handlebars' version.
+ */
+export interface TemplateCodeCache {
+  get(key: string): string | undefined;
+  set(key: string, code: string): void;
+}
+
+/**
  * Compiles the shipped templates once per process, in an environment of their
  * own: `partials/*.hbs` and `*.css` become partials, and `strict` makes a
  * template that names a missing field fail loudly instead of rendering empty.
  * Escaping stays on: templates never use triple braces for data.
  */
-export function pageTemplates(dir = TEMPLATES_DIR): PageTemplates {
+export function pageTemplates(dir = TEMPLATES_DIR, codeCache?: TemplateCodeCache): PageTemplates {
   if (compiled && dir === TEMPLATES_DIR) return compiled;
   const env = Handlebars.create();
   const hash = createHash('sha256');
@@ -38,7 +47,21 @@ export function pageTemplates(dir = TEMPLATES_DIR): PageTemplates {
     env.registerPartial(name, read(path.join(partials, file)));
   }
   env.registerHelper('eq', (a: unknown, b: unknown) => a === b);
-  const load = (name: string) => env.compile(read(path.join(dir, `${name}.hbs`)), { strict: true, preventIndent: true });
+  const options = { strict: true, preventIndent: true };
+  const load = (name: string) => {
+    const text = read(path.join(dir, `${name}.hbs`));
+    if (!codeCache) return env.compile(text, options);
+    // Precompiled code runs the same program `compile` would build; the options ride along for the partials it compiles.
+    const key = createHash('sha256').update(`${Handlebars.VERSION}\u0000${JSON.stringify(options)}\u0000${text}`).digest('hex');
+    let code = codeCache.get(key);
+    if (code === undefined) {
+      code = String(Handlebars.precompile(text, options));
+      codeCache.set(key, code);
+    }
+    const spec = new Function(`return ${code}`)() as Parameters<typeof env.template>[0] & { compilerOptions?: unknown };
+    spec.compilerOptions = { ...options, data: true };
+    return env.template(spec) as Handlebars.TemplateDelegate;
+  };
   const fleet = load('fleet');
   const agent = load('agent');
   const templates = { fleet, agent, digest: hash.digest('hex') };

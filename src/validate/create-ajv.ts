@@ -7,10 +7,12 @@ import { sortKeysDeep } from '../model/stable-json.js';
 /**
  * The ajv instance every schema is compiled with: all errors, data kept for
  * messages, formats on. `regExp` replaces JavaScript's engine for `pattern` and
- * `patternProperties` (specs/ use a linear-time one: see pattern-engine.ts).
+ * `patternProperties` (specs/ use a linear-time one: see pattern-engine.ts);
+ * `source` keeps the generated code (for ajv's standalone output).
  */
-export function createAjv(options: { regExp?: CodeOptions['regExp'] } = {}): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, validateFormats: true, ...(options.regExp ? { code: { regExp: options.regExp } } : {}) });
+export function createAjv(options: { regExp?: CodeOptions['regExp']; source?: boolean } = {}): Ajv2020 {
+  const code = { ...(options.regExp ? { regExp: options.regExp } : {}), ...(options.source ? { source: true } : {}) };
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, validateFormats: true, ...(Object.keys(code).length > 0 ? { code } : {}) });
   addFormats.default(ajv);
   // ajv compares every pair of items of an array of objects (n² deep comparisons): 60,000 items would hold a build for
   // minutes. Items are compared by their canonical JSON in one hash set instead, linear in the size of the array.

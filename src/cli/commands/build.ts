@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { BuildOptions, BuildResult } from '../../pipeline/build.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
-import { upToDate } from '../../pipeline/up-to-date.js';
+import { probeIndex } from '../../pipeline/up-to-date.js';
 import type { RebuildExplanation } from '../../pipeline/explain.js';
 import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
@@ -168,7 +168,8 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     ...(values['sign-key'] !== undefined ? { sign: { keyFile: values['sign-key'], ...(values['key-id'] !== undefined ? { keyId: values['key-id'] } : {}), ...(values.jku !== undefined ? { jku: values.jku } : {}) } } : {}),
   };
   // Nothing changed since the last clean build: report what it reported, without loading the compiler.
-  const done = await upToDate(options);
+  const probe = probeIndex(options);
+  const done = probe && 'upToDate' in probe ? probe.upToDate : undefined;
   if (done) {
     const { report: recorded } = done;
     await report(
@@ -180,6 +181,19 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     if (values.verbose) process.stderr.write(`  up to date: no input, setting or output changed since the last build, so nothing was parsed or written\n`);
     if (values.explain) process.stderr.write('Up to date: no input, setting or output changed since the last build (each checked by size, times and inode), so nothing was parsed or written.\n');
     return EXIT.ok;
+  }
+  // A few blueprints changed in content: the incremental build re-reads only them, or declines and the full build runs.
+  if (probe && 'changed' in probe) {
+    const { buildIncrementally } = await import('../../pipeline/incremental.js');
+    const edited = await buildIncrementally(options, probe.changed);
+    if ('declined' in edited) {
+      if (values.verbose || values.explain) process.stderr.write(`  incremental build declined (${edited.declined}); building in full\n`);
+    } else {
+      await report(edited, command, formats, { quiet: values.quiet === true, failSeverity });
+      if (values.verbose) process.stderr.write(renderPhaseTimings(edited.phaseMs, `incremental: only ${plural(edited.parsed.length, 'changed blueprint')} parsed; every other input, setting and output proven unchanged by the stat index`));
+      if (values.explain) process.stderr.write(renderIncrementalExplanation(edited));
+      return edited.failed ? EXIT.findings : EXIT.ok;
+    }
   }
   // The compiler (yaml, ajv, handlebars) is loaded only when there is something to compile.
   const { build } = await import('../../pipeline/build.js');
@@ -271,6 +285,16 @@ function renderExplanation(explanation: RebuildExplanation, cacheMiss: string | 
     lines.push(`  ${output.status.padEnd(9)}  ${output.path}${because}`);
   }
   lines.push(`  ${unchanged} unchanged`);
+  return `${lines.join('\n')}\n`;
+}
+
+function renderIncrementalExplanation(edited: { parsed: string[]; writtenOutputs: string[]; written?: { unchanged: number }; failed: boolean }): string {
+  const lines = ['Incremental build: the stat index proved every other input, setting and output unchanged, so only the changed blueprints were read.', 'Inputs:'];
+  for (const file of edited.parsed) lines.push(`  parsed      ${file}`);
+  lines.push('Outputs:');
+  if (edited.failed) lines.push('  (nothing was published)');
+  for (const output of edited.writtenOutputs) lines.push(`  written    ${output} <- ${edited.parsed.join(', ')}`);
+  lines.push(`  ${edited.written?.unchanged ?? 0} unchanged`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,0 +1,98 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { ValidateFunction } from 'ajv';
+import { knocCodeStamp } from '../model/version.js';
+import type { TemplateCodeCache } from '../render-pages/page-templates.js';
+
+/** knoc's own require: generated validators load ajv's runtime helpers from knoc's dependencies, wherever the cache lives. */
+const knocRequire = createRequire(import.meta.url);
+
+/**
+ * Validators for the given schemas as ajv standalone code, generated once per
+ * schema set and kept in the cache folder, so a build that validates a few
+ * files neither compiles schemas nor loads ajv's compiler. The code is what
+ * ajv runs after compiling the same schema with the same options; a file that
+ * is missing or does not load is generated again. Only schemas knoc ships, or
+ * schemas without patterns, become standalone code: a repository's own
+ * patterns must run on the linear-time engine (pattern-engine.ts), so such a
+ * schema is compiled with it, as the full build does.
+ */
+export async function loadValidators(
+  cacheDir: string,
+  schemaSetDigest: string,
+  schemas: readonly { key: string; schema: Record<string, unknown>; shipped: boolean }[],
+  shippedSchemas: readonly unknown[],
+): Promise<Map<string, ValidateFunction>> {
+  const validators = new Map<string, ValidateFunction>();
+  for (const { key, schema, shipped } of schemas) {
+    const { patternEngine, patternsIn, trustPatterns } = await import('../validate/pattern-engine.js');
+    if (!shipped && patternsIn(schema).length > 0) {
+      // A repository's own patterns run on the linear-time engine, as in a full build: compiled here, never as standalone code.
+      const { createAjv } = await import('../validate/create-ajv.js');
+      for (const trusted of shippedSchemas) trustPatterns(trusted);
+      validators.set(key, createAjv({ regExp: patternEngine }).compile(schema));
+      continue;
+    }
+    const name = createHash('sha256').update([knocCodeStamp(), schemaSetDigest, key].join('\u0000')).digest('hex');
+    const file = path.join(cacheDir, 'validators', `${name}.cjs`);
+    try {
+      validators.set(key, load(readFileSync(file, 'utf8')));
+      continue;
+    } catch {
+      // Absent or unusable: generate it.
+    }
+    const [{ createAjv }, standalone] = await Promise.all([import('../validate/create-ajv.js'), import('ajv/dist/standalone/index.js')]);
+    const ajv = createAjv({ source: true });
+    const validate = ajv.compile(schema);
+    try {
+      writeAtomically(file, standalone.default.default(ajv, validate));
+    } catch {
+      // Only costs the next build a compile.
+    }
+    validators.set(key, validate);
+  }
+  return validators;
+}
+
+function load(code: string): ValidateFunction {
+  const module = { exports: {} as unknown };
+  new Function('require', 'module', 'exports', code)(knocRequire, module, module.exports);
+  const validate = module.exports as ValidateFunction;
+  if (typeof validate !== 'function') throw new Error('not a validator');
+  return validate;
+}
+
+/** Compiled page-template code kept in the cache folder, one file per key (the key covers the template, its options and handlebars' version). */
+export function templateCodeCache(cacheDir: string): TemplateCodeCache {
+  const fileOf = (key: string) => path.join(cacheDir, 'templates', `${key}.js`);
+  return {
+    get(key) {
+      try {
+        return readFileSync(fileOf(key), 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+    set(key, code) {
+      try {
+        writeAtomically(fileOf(key), code);
+      } catch {
+        // Only costs the next build a compile.
+      }
+    },
+  };
+}
+
+function writeAtomically(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.${randomBytes(6).toString('hex')}`;
+  try {
+    writeFileSync(temp, text);
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}

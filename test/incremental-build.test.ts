@@ -1,0 +1,146 @@
+// Incremental builds: after one blueprint changed, `knoc build` re-reads only that file and patches
+// the outputs from the state the last build recorded. Whatever path it takes, every byte of dist/,
+// the report, the exit code and the findings must be those of a clean full build of the same sources.
+import { generateKeyPairSync } from 'node:crypto';
+import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateCorpus, writeCorpus } from '../bench/generate.js';
+import { runCli } from './support/run-cli.js';
+import { copyRepo, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
+
+const blueprint = (root: string, slug: string) => path.join(root, 'content/agent-blueprints', `${slug}.kno`);
+const edit = (file: string, from: string | RegExp, to: string) => {
+  const text = readFileSync(file, 'utf8');
+  const next = text.replace(from, to);
+  expect(next, `the edit of ${path.basename(file)} must change it`).not.toBe(text);
+  writeFileSync(file, next);
+};
+/** A run's stderr without its duration and without what --verbose and --explain add. */
+const reportOf = (stderr: string) =>
+  stderr
+    .replace(/^ {2}incremental build declined .*\n/m, '')
+    .split(/\n(?=Incremental build:|Inputs:)/)[0]!
+    .replace(/ in \d+ ms;/, ' in N ms;')
+    .trimEnd();
+
+/**
+ * Applies one change to a built repository and to a twin of it (same sources, same dist/, no cache),
+ * builds the first normally (with --explain) and the twin in full (--no-cache), and expects the same
+ * exit code, report, JSON findings and every byte of dist/; a failed build must leave dist/ as it was.
+ */
+function expectSameAsFullBuild(root: string, change: (root: string) => void, args: string[] = [], options: { json?: boolean } = {}): { incremental: boolean; status: number | null } {
+  const twin = copyRepo(root);
+  cpSync(path.join(root, 'dist'), path.join(twin, 'dist'), { recursive: true });
+  const before = snapshotTree(path.join(root, 'dist'));
+  change(root);
+  change(twin);
+  const run = runCli(['build', '--root', root, '--explain', ...args]);
+  const full = runCli(['build', '--root', twin, '--no-cache', ...args]);
+  expect(run.status).toBe(full.status);
+  expect(reportOf(run.stderr)).toBe(reportOf(full.stderr));
+  // Answered by what the edit recorded (or by a second full build): the findings must be the full build's.
+  if (options.json) expect(runCli(['build', '--root', root, '--format', 'json', ...args]).stdout).toBe(runCli(['build', '--root', twin, '--no-cache', '--format', 'json', ...args]).stdout);
+  if (full.status === 0) expect(snapshotTree(path.join(root, 'dist'))).toEqual(snapshotTree(path.join(twin, 'dist')));
+  else expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
+  return { incremental: run.stderr.includes('Incremental build:'), status: run.status };
+}
+
+function builtRepo(): string {
+  const root = copyRepo(repoRoot);
+  expect(runCli(['build', '--root', root]).status).toBe(0);
+  return root;
+}
+
+describe('an incremental build after blueprints changed in content', () => {
+  const edits: [string, (root: string) => void][] = [
+    ['a card description', (root: string) => edit(blueprint(root, 'access-auditor'), 'description: Flags dormant credentials', 'description: Now flags dormant credentials')],
+    ['the card name (the fleet card, indexes and fleet page list it)', (root: string) => edit(blueprint(root, 'access-auditor'), 'name: Access Auditor', 'name: Access Reviewer')],
+    ['the perceived domains (the domain index and both pages change)', (root: string) => edit(blueprint(root, 'access-auditor'), 'domains: [access-logs, incident-stream]', 'domains: [access-logs, market-data, incident-stream]')],
+    ['a new skill', (root: string) => edit(blueprint(root, 'access-auditor'), '  skills:\n', '  skills:\n    - id: list-grants\n      name: List grants\n      description: Lists the grants of one principal.\n      tags: [security, grants]\n      examples: ["List the grants of svc-reporting"]\n')],
+    ['the service class', (root: string) => edit(blueprint(root, 'access-auditor'), 'service_class: principal', 'service_class: utility')],
+    ['two blueprints at once', (root: string) => {
+      edit(blueprint(root, 'access-auditor'), /^title: .*$/m, 'title: Access Auditor 2');
+      edit(blueprint(root, 'cost-watchdog'), /^version: .*$/m, 'version: 9.9.9');
+    }],
+    ['a private blueprint', (root: string) => edit(blueprint(root, 'docs-gardener'), /^title: .*$/m, 'title: Docs Gardener, private')],
+  ];
+  it('re-reads only the changed files, and publishes what a full build would, after each kind of edit', () => {
+    const root = builtRepo();
+    const cache = path.join(root, 'node_modules/.cache/knoc/cache.bin');
+    const cacheStamp = statSync(cache).mtimeMs;
+    for (const [name, change] of edits) expect(expectSameAsFullBuild(root, change).incremental, name).toBe(true);
+    // The next build is answered by the index the last edit recorded; the whole-repository cache was not rewritten.
+    expect(runCli(['build', '--root', root, '--explain']).stderr).toContain('Up to date:');
+    expect(statSync(cache).mtimeMs).toBe(cacheStamp);
+  }, 300_000);
+
+  it('reports an edit that breaks a blueprint exactly as a full build does, leaves dist/ untouched, then publishes the fix', () => {
+    const root = builtRepo();
+    const original = readFileSync(blueprint(root, 'access-auditor'), 'utf8');
+    const broken = (to: string) => (r: string) => edit(blueprint(r, 'access-auditor'), /^ {2}safety_level: .*$/m, to);
+    expect(expectSameAsFullBuild(root, broken('  safety_level: [critical'), [], { json: true })).toEqual({ incremental: true, status: 1 });
+    expect(runCli(['build', '--root', root]).stderr).toMatch(/access-auditor\.kno:\d+:\d+/);
+    expect(expectSameAsFullBuild(root, broken('  safety_level: unknown-level'), [], { json: true })).toEqual({ incremental: true, status: 1 });
+    const fixed = (r: string) => writeFileSync(blueprint(r, 'access-auditor'), original.replace(/^title: .*$/m, 'title: Fixed again'));
+    expect(expectSameAsFullBuild(root, fixed, [], { json: true })).toEqual({ incremental: true, status: 0 });
+  }, 300_000);
+
+  it('keeps the other files\' warnings and adds the edited file\'s, with code frames', () => {
+    const root = builtRepo();
+    const withoutExamples = (slug: string) => (r: string) => edit(blueprint(r, slug), /^( +)examples:\n(?:\1 {2}- .*\n)+/m, '');
+    expect(expectSameAsFullBuild(root, withoutExamples('cost-watchdog')).status).toBe(0);
+    expect(expectSameAsFullBuild(root, withoutExamples('access-auditor'), [], { json: true })).toEqual({ incremental: true, status: 0 });
+    expect(runCli(['build', '--root', root]).stderr).toContain('KNO2051');
+  }, 300_000);
+
+  it('declines when a file is added or removed, a slug, a visibility, a domain or the config changed, and the full build publishes the same bytes', () => {
+    const root = builtRepo();
+    const declines: [string, (root: string) => void][] = [
+      ['a blueprint turned private', (root: string) => edit(blueprint(root, 'access-auditor'), /^slug: .*$/m, '$&\nvisibility: private')],
+      ['a private blueprint made public', (root: string) => edit(blueprint(root, 'docs-gardener'), /^visibility: private$/m, 'visibility: public')],
+      ['a changed slug', (root: string) => edit(blueprint(root, 'access-auditor'), 'slug: access-auditor', 'slug: access-reviewer')],
+      ['a domain edit', (root: string) => edit(path.join(root, 'content/perception-domains/access-logs.kno'), /^title: .*$/m, 'title: Access logs, edited')],
+      ['a new blueprint', (root: string) => writeFileSync(blueprint(root, 'zz-new'), readFileSync(blueprint(root, 'access-auditor'), 'utf8').replace('slug: access-auditor', 'slug: zz-new').replace(/^id: .*$/m, 'id: 01M80P61HGA2VX19KBYCBWAFZZ'))],
+      ['a removed blueprint', (root: string) => rmSync(blueprint(root, 'market-pulse'))],
+      ['a changed config', (root: string) => edit(path.join(root, 'knoc.config.yaml'), /^base_url: .*$/m, 'base_url: https://elsewhere.example.org/')],
+    ];
+    for (const [name, change] of declines) expect(expectSameAsFullBuild(root, change).incremental, name).toBe(false);
+  }, 300_000);
+
+  it('splices the fleet page of a fleet too large for a diagram: changed rows and domain entries only, the same bytes', () => {
+    const root = makeTempDir();
+    writeCorpus(root, generateCorpus({ n: 60, domains: 12 }));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const file = readdirSync(path.join(root, 'content/agent-blueprints')).sort()[0]!;
+    const text = readFileSync(path.join(root, 'content/agent-blueprints', file), 'utf8');
+    const domains = /^ {4}domains: \[(.*)\]$/m.exec(text)![1]!.split(', ');
+    const current = readdirSync(path.join(root, 'content/perception-domains')).map((f) => f.replace(/\.kno$/, ''));
+    const other = current.find((d) => !domains.includes(d) && !readFileSync(path.join(root, 'content/perception-domains', `${d}.kno`), 'utf8').includes('deprecated: true'))!;
+    const change = (r: string) => {
+      const target = path.join(r, 'content/agent-blueprints', file);
+      writeFileSync(target, readFileSync(target, 'utf8').replace(/^( {2}name: )(.*)$/m, '$1$2 renamed').replace(/^( {4}domains: \[).*\]$/m, `$1${[domains[0], other].join(', ')}]`));
+    };
+    expect(expectSameAsFullBuild(root, change)).toEqual({ incremental: true, status: 0 });
+  }, 300_000);
+
+  it('says which path ran under --verbose and --explain', () => {
+    const root = builtRepo();
+    edit(blueprint(root, 'access-auditor'), /^title: .*$/m, 'title: Verbose');
+    const run = runCli(['build', '--root', root, '--verbose', '--explain']);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('incremental: only 1 changed blueprint parsed');
+    expect(run.stderr).toContain('parsed      content/agent-blueprints/access-auditor.kno');
+    edit(blueprint(root, 'access-auditor'), 'slug: access-auditor', 'slug: access-reviewer');
+    const declined = runCli(['build', '--root', root, '--verbose']);
+    expect(declined.stderr).toContain('incremental build declined (the $schema, slug or id of content/agent-blueprints/access-auditor.kno changed)');
+  });
+
+  it('never takes the incremental path for a signed build, and the signed outputs match a clean signed build', () => {
+    const root = builtRepo();
+    const key = path.join(makeTempDir(), 'ed25519.pem');
+    writeFileSync(key, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }));
+    expect(runCli(['build', '--root', root, '--sign-key', key]).status).toBe(0);
+    expect(expectSameAsFullBuild(root, (r) => edit(blueprint(r, 'access-auditor'), /^title: .*$/m, 'title: Signed'), ['--sign-key', key]).incremental).toBe(false);
+  }, 300_000);
+});
