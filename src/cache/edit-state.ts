@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { KnocConfig } from '../model/config.js';
@@ -8,6 +8,7 @@ import { dig, isRecord } from '../model/guards.js';
 import type { ParseLimits } from '../model/limits.js';
 import type { SourceFile } from '../model/source-file.js';
 import { knocCodeStamp } from '../model/version.js';
+import { writeFramedFile } from './framed-file.js';
 import type { AgentCard } from '../project/a2a-types.js';
 import { SERVICE_CLASS_URI } from '../project/extension-uris.js';
 
@@ -90,19 +91,7 @@ export function fleetView(card: AgentCard): AgentCard {
 /** Writes the state atomically; a failure only costs the next edit its shortcut. */
 export function saveEditState(dir: string, state: EditState): void {
   const payload = serialize({ knoc: knocCodeStamp(), state });
-  const header = Buffer.alloc(MAGIC.length + 4);
-  MAGIC.copy(header);
-  header.writeUInt32BE(FORMAT, MAGIC.length);
-  const digest = createHash('sha256').update(payload).digest();
-  mkdirSync(dir, { recursive: true });
-  const temp = path.join(dir, `.${FILE}.${randomBytes(6).toString('hex')}`);
-  try {
-    writeFileSync(temp, Buffer.concat([header, digest, payload]));
-    renameSync(temp, path.join(dir, FILE));
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  writeFramedFile(dir, FILE, MAGIC, FORMAT, payload);
 }
 
 /** Loads the state written with the index whose token is `token`; undefined when absent, damaged, foreign or another build's. */

@@ -1,11 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { listingOf, type FileStamp } from '../model/file-stamp.js';
 import { isRecord } from '../model/guards.js';
 import { knocCodeStamp } from '../model/version.js';
+import { writeFramedFile } from './framed-file.js';
 
 const MAGIC = Buffer.from('KNOCSTAT');
 const FORMAT = 1;
@@ -57,19 +58,7 @@ export function saveStatIndex(dir: string, index: StatIndex): void {
 export function saveStatColumns(dir: string, index: { key: string; paths: string[]; numbers: Float64Array; sha256: string[]; report: RecordedReport; token?: string }): void {
   const { paths, numbers, sha256 } = index;
   const payload = serialize({ knoc: knocCodeStamp(), key: index.key, paths: paths.join('\u0000'), sha256: sha256.join('\u0000'), numbers, report: index.report, token: index.token ?? '' });
-  const header = Buffer.alloc(MAGIC.length + 4);
-  MAGIC.copy(header);
-  header.writeUInt32BE(FORMAT, MAGIC.length);
-  const digest = createHash('sha256').update(payload).digest();
-  mkdirSync(dir, { recursive: true });
-  const temp = path.join(dir, `.${FILE}.${randomBytes(6).toString('hex')}`);
-  try {
-    writeFileSync(temp, Buffer.concat([header, digest, payload]));
-    renameSync(temp, path.join(dir, FILE));
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  writeFramedFile(dir, FILE, MAGIC, FORMAT, payload);
 }
 
 /** Removes the index, so no later build trusts stamps from before a change this build made. */

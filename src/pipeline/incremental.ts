@@ -33,7 +33,7 @@ import { viewFleet, type FleetView } from '../render-pages/view-fleet.js';
 import { bindSymbols } from '../resolve/bind.js';
 import { perceivedDomains, resolveReferences } from '../resolve/resolve-references.js';
 import { createSuppressor } from '../suppress/suppressor.js';
-import type { CompiledSpec, SpecRegistry } from '../validate/spec-registry.js';
+import { compareVersions, type CompiledSpec, type SpecRegistry } from '../validate/spec-registry.js';
 import { loadValidators, templateCodeCache } from '../cache/validator-cache.js';
 import { validateEntity } from '../validate/validate-entity.js';
 import { analyzeSource } from './analyze-source.js';
@@ -522,20 +522,9 @@ function recordedRegistry(state: EditState, validators: ReadonlyMap<string, Vali
     has: (name, version) => byKey.has(`${name}@${version}`),
     sourceOf: (name, version) => byKey.get(`${name}@${version}`)?.source,
     known: () => state.schemas.map((s) => s.key),
-    versionsOf: (name) => state.schemas.filter((s) => s.name === name).map((s) => s.version).sort(byVersion),
+    versionsOf: (name) => state.schemas.filter((s) => s.name === name).map((s) => s.version).sort(compareVersions),
     digest: state.schemaSetDigest,
   };
-}
-
-/** Semantic versions by major, minor and patch (the registry's order). */
-function byVersion(a: string, b: string): number {
-  const pa = a.split(/[.+-]/).slice(0, 3).map(Number);
-  const pb = b.split(/[.+-]/).slice(0, 3).map(Number);
-  for (let i = 0; i < 3; i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** An entity known only from its record: its identity, perception and (for a domain) data, with no positions. */

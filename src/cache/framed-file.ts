@@ -1,0 +1,24 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Writes `magic`, the format number, the payload's sha256 and the payload to
+ * `dir/file` atomically (a temporary name, then a rename), the framing knoc's
+ * state files share so a reader can tell a foreign or torn file from its own.
+ */
+export function writeFramedFile(dir: string, file: string, magic: Buffer, format: number, payload: Buffer): void {
+  const header = Buffer.alloc(magic.length + 4);
+  magic.copy(header);
+  header.writeUInt32BE(format, magic.length);
+  const digest = createHash('sha256').update(payload).digest();
+  mkdirSync(dir, { recursive: true });
+  const temp = path.join(dir, `.${file}.${randomBytes(6).toString('hex')}`);
+  try {
+    writeFileSync(temp, Buffer.concat([header, digest, payload]));
+    renameSync(temp, path.join(dir, file));
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
