@@ -20,7 +20,7 @@ export interface PlannedOutput {
 export type OutputRequest = {
   path: string;
   inputs: readonly string[];
-} & ({ text: string; /** sha256 of `text`, when already known. */ sha256?: string } | { lazy: LazyText });
+} & ({ text: string; /** sha256 of `text`, when already known. */ sha256?: string } | { bytes: Uint8Array; sha256: string } | { lazy: LazyText });
 
 /** Text known by its hash and size, rendered only when its bytes are needed (to write them, or to compare). */
 export interface LazyText {
@@ -35,7 +35,7 @@ export const MANIFEST_PATH = 'manifest.json';
 
 /** Hashes every requested output and adds `manifest.json`, which records every output and input. */
 export function planOutputs(requests: readonly OutputRequest[], inputs: readonly Entity[], schemaSetDigest: string): PlannedOutput[] {
-  const content = requests.map((r) => ('lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : plan(r.path, r.text, r.inputs, r.sha256)));
+  const content = requests.map((r) => ('lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : 'bytes' in r ? planBytes(r.path, r.bytes, r.sha256, r.inputs) : plan(r.path, r.text, r.inputs, r.sha256)));
   const headers = plan(HEADERS_PATH, projectHeaders(content), content.flatMap((o) => o.inputs));
   const planned = [...content, headers].sort(byPath);
   planned.forEach((o, i) => {
@@ -62,6 +62,19 @@ function plan(path: string, text: string, inputs: readonly string[], sha256?: st
     inputs: [...new Set(inputs)].sort(),
     get bytes(): Buffer {
       return Buffer.from(text, 'utf8');
+    },
+  };
+}
+
+/** An output whose UTF-8 bytes are already made and hashed (a card kept as bytes). */
+function planBytes(path: string, bytes: Uint8Array, sha256: string, inputs: readonly string[]): PlannedOutput {
+  return {
+    path,
+    sha256,
+    size: bytes.byteLength,
+    inputs: [...new Set(inputs)].sort(),
+    get bytes(): Buffer {
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
   };
 }

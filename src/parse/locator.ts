@@ -33,7 +33,7 @@ export class LazyLocator implements Locate {
   private inner: Locator | undefined;
 
   constructor(
-    private readonly text: string,
+    private readonly text: string | (() => string),
     private readonly parse: (text: string) => Locator,
   ) {}
 
@@ -50,7 +50,7 @@ export class LazyLocator implements Locate {
   }
 
   private locator(): Locator {
-    this.inner ??= this.parse(this.text);
+    this.inner ??= this.parse(typeof this.text === 'string' ? this.text : this.text());
     return this.inner;
   }
 }

@@ -26,8 +26,8 @@ function parseYaml(text: string): { doc: Document.Parsed; locator: Locator } {
   return { doc, locator: new Locator(doc, lineCounter) };
 }
 
-/** A locator for text that already parsed cleanly once; it parses again only when a position is needed. */
-export function lazyLocator(text: string): LazyLocator {
+/** A locator for text that already parsed cleanly once; it parses again only when a position is needed (and reads a lazy text only then). */
+export function lazyLocator(text: string | (() => string)): LazyLocator {
   return new LazyLocator(text, (t) => parseYaml(t).locator);
 }
 
@@ -36,7 +36,7 @@ export function parseFile(source: SourceFile): ParseResult {
   const limits = source.limits ?? DEFAULT_LIMITS;
   // Most files are plain block YAML: read those without building a syntax tree; positions come later, if a finding needs one.
   const fast = fastParseYaml(source.text, limits.maxDepth);
-  if (isRecord(fast)) return { entity: { source, data: fast, locator: lazyLocator(source.text), schema: parseSchemaRef(fast.$schema), digest: digestOf(fast) }, diagnostics: [] };
+  if (isRecord(fast)) return { entity: { source, data: fast, locator: lazyLocator(() => source.text), schema: parseSchemaRef(fast.$schema), digest: digestOf(fast) }, diagnostics: [] };
   return parseFileFully(source, limits);
 }
 

@@ -10,6 +10,7 @@ import { projectAgentCard } from '../project/project-agent-card.js';
 import { pageTemplates } from '../render-pages/page-templates.js';
 import { agentPageKeys, agentPagePathOf, domainInfo, renderAgentPage } from '../render-pages/render-pages.js';
 import { perceivedDomains } from '../resolve/resolve-references.js';
+import { cachedCardOf } from './published-card.js';
 
 /**
  * What a worker thread needs to project an agent's card and render its page as
@@ -67,7 +68,7 @@ export function agentOutputs(agent: Entity, diagnostics: readonly Diagnostic[], 
   const { cacheKey } = agentPageKeys(pageTemplates().digest, sha256, agent.digest, perceived, titles, context.fleetName);
   const page = renderAgentPage(published, agent, titles, perceived, context.fleetName);
   return {
-    card: { key: cardKey(agent.digest, `${agent.schema.name}@${agent.schema.version}`, cardSettingsKey(context.baseUrl, context.inferServiceClass)), path: published.path, value: { card, text, sha256 } },
+    card: { key: cardKey(agent.digest, `${agent.schema.name}@${agent.schema.version}`, cardSettingsKey(context.baseUrl, context.inferServiceClass)), path: published.path, value: cachedCardOf(card, text, sha256) },
     page: { key: cacheKey, path: agentPagePathOf(slug), value: { sha256: sha256Hex(page), size: Buffer.byteLength(page, 'utf8') }, text: page },
   };
 }

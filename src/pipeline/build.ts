@@ -264,8 +264,8 @@ async function earlyOutputs(options: BuildOptions, root: string, config: SourceF
       if (fresh) stage = openEarlyStage(outDir);
       return agentOutputContext(settings, options.baseUrl ?? settings.base_url, domains);
     },
-    onOutput: (file, text, sha256) => {
-      if (stage) stageEarly(stage, file, text, sha256);
+    onOutput: (file, content, sha256) => {
+      if (stage) stageEarly(stage, file, typeof content === 'string' ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength), sha256);
     },
   };
   return { outputs, outDir, stage: () => stage };

@@ -16,7 +16,7 @@ export interface PrewarmOutputs {
   /** Called once, after the workers have started and before they are sent any file: they start up meanwhile. */
   context(): AgentOutputContext;
   /** Told each card's and page's text as it is made, for publishing it early; the text is not kept. */
-  onOutput?(path: string, text: string, sha256: string): void;
+  onOutput?(path: string, content: string | Uint8Array, sha256: string): void;
 }
 
 /**
@@ -47,7 +47,7 @@ export async function prewarmCache(cache: BuildCache, content: readonly SourceFi
       // Not marked used: compile() marks what it looks up, and only that is saved.
       cache.cards.set(made.card.key, made.card.value);
       cache.pages.set(made.page.key, made.page.value);
-      outputs?.onOutput?.(made.card.path, made.card.value.text, made.card.value.sha256);
+      outputs?.onOutput?.(made.card.path, made.card.value.bytes, made.card.value.sha256);
       outputs?.onOutput?.(made.page.path, made.page.text, made.page.value.sha256);
     });
     onProgress?.((done += batch.length));

@@ -8,10 +8,15 @@ import { FLEET_URI } from './extension-uris.js';
 export interface PublishedCard {
   slug: string;
   path: string;
+  /** The card, or (when `full` is set) its fleet view: every field the fleet card, the indexes and the fleet page read. */
   card: AgentCard;
   /** The card's bytes as published, and their sha256. */
   text: string;
   sha256: string;
+  /** The whole card, when `card` holds only its fleet view. */
+  full?: () => AgentCard;
+  /** The card's UTF-8 bytes, when they are kept instead of its text. */
+  bytes?: Uint8Array;
 }
 
 /** Projects the fleet card: a valid v1.0 card whose skills are the member agents and whose fleet extension lists their cards. */
