@@ -192,7 +192,7 @@ export function readSourceSync(relative: string, absolute: string, origin: Sourc
       const bound = yamlBounds(relative, text, limits);
       if (bound) return { diagnostic: bound };
     }
-    const source = sourceOfBytes({ path: relative, absolutePath: absolute, sha256: sha256Hex(bytes), origin, stamp }, bytes, text.length !== decoded.length);
+    const source = sourceOfBytes({ path: relative, absolutePath: absolute, sha256: sha256Hex(bytes), origin, stamp }, bytes);
     if (!sameLimits(limits, DEFAULT_LIMITS)) source.limits = limits;
     return { source };
   } catch (error) {

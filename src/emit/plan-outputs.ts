@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
@@ -94,6 +95,15 @@ function planLazy(path: string, lazy: LazyText, inputs: readonly string[]): Plan
       return bytes;
     },
   };
+}
+
+/**
+ * Lets go of the outputs' texts once they are published in `outDir`: from
+ * then on each output's bytes are read back from its file when asked, so a
+ * build does not hold every output it has written while it records its cache.
+ */
+export function readBackFrom(outputs: readonly PlannedOutput[], outDir: string): void {
+  for (const output of outputs) Object.defineProperty(output, 'bytes', { configurable: true, enumerable: true, get: () => readFileSync(path.join(outDir, output.path)) });
 }
 
 function byPath(a: { path: string }, b: { path: string }): number {

@@ -1,3 +1,4 @@
+import { narrowStrings } from '../model/narrow-strings.js';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -35,7 +36,9 @@ export function lazyLocator(text: string | (() => string)): LazyLocator {
 export function parseFile(source: SourceFile): ParseResult {
   const limits = source.limits ?? DEFAULT_LIMITS;
   // Most files are plain block YAML: read those without building a syntax tree; positions come later, if a finding needs one.
-  const fast = fastParseYaml(source.text, limits.maxDepth);
+  const text = source.text;
+  const fast = fastParseYaml(text, limits.maxDepth);
+  if (isRecord(fast)) narrowStrings(fast, text);
   if (isRecord(fast)) return { entity: { source, data: fast, locator: lazyLocator(() => source.text), schema: parseSchemaRef(fast.$schema), digest: digestOf(fast) }, diagnostics: [] };
   return parseFileFully(source, limits);
 }
@@ -76,6 +79,7 @@ export function parseFileFully(source: SourceFile, limits: ParseLimits = source.
     const range = locator.rangeOf('');
     return { diagnostics: [createDiagnostic('KNO1003', { found: describeRoot(data) }, { file: source.path, range })] };
   }
+  narrowStrings(data, source.text);
   return { entity: { source, data, locator, schema: parseSchemaRef(data.$schema), digest: digestOf(data) }, diagnostics: [] };
 }
 

@@ -131,7 +131,10 @@ export function compile(input: CompileInput): CompileResult {
   const baseline = input.baseline ? parseBaseline(input.baseline.text, input.baseline.path) : undefined;
   if (input.baseline) sources.setText(input.baseline.path, input.baseline.text);
   diagnostics.push(...(baseline?.diagnostics ?? []));
-  const suppressor = createSuppressor(sources, baseline?.baseline && input.baseline ? { baseline: baseline.baseline, file: input.baseline.path } : undefined);
+  // Only sources that may hold a suppression comment are read for them.
+  const commented = new SourceTexts([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])].filter((s) => s.suppressions !== false));
+  if (input.baseline) commented.setText(input.baseline.path, input.baseline.text);
+  const suppressor = createSuppressor(commented, baseline?.baseline && input.baseline ? { baseline: baseline.baseline, file: input.baseline.path } : undefined);
   // Config severities first, then suppressions: what is left is what the author sees. Parse and schema
   // errors are exempt: they leave an entity unreadable, and no rule may silence them into a published card.
   const structural = (d: Diagnostic) => d.severity === 'error' && isStructural(d.code);
