@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readSourceSync } from '../src/discover/discover.js';
 import { narrowStrings } from '../src/model/narrow-strings.js';
 import { releaseText } from '../src/model/source-file.js';
+import { sortKeysDeep, stableJson } from '../src/model/stable-json.js';
 
 describe('narrowStrings', () => {
   it('leaves every value equal, whatever its characters', () => {
@@ -42,5 +43,42 @@ describe('a source read from disk', () => {
     expect(source.text).toBe('# knoc-disable-next-line KNO3001 -- soon\nslug: b\n');
     const commented = readSourceSync('a.kno', file, 'content');
     expect('source' in commented && commented.source.suppressions).toBe(true);
+  });
+});
+
+describe('stableJson without copying', () => {
+  /** The definition: a full copy with sorted keys, written by JSON.stringify. */
+  const reference = (value: unknown): string => {
+    const sort = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(sort);
+      if (typeof v !== 'object' || v === null) return v;
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+        const item = (v as Record<string, unknown>)[key];
+        if (item !== undefined) Object.defineProperty(out, key, { value: sort(item), enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    };
+    return `${JSON.stringify(sort(value), null, 2)}\n`;
+  };
+  const tree = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', 'a', 'b', 'toJSON')), tie('value'), { maxKeys: 4 })),
+  })).value;
+
+  it('writes the same text as a sorted copy would, for trees in any key order', () => {
+    fc.assert(
+      fc.property(tree, (value) => {
+        expect(stableJson(value)).toBe(reference(value));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('returns a tree already in order as it is', () => {
+    const ordered = { a: [{ b: 1, c: 'x' }], d: { e: null } };
+    expect(sortKeysDeep(ordered)).toBe(ordered);
+    const unordered = { d: 1, a: 2 };
+    expect(Object.keys(sortKeysDeep(unordered) as object)).toEqual(['a', 'd']);
+    expect(unordered).toEqual({ d: 1, a: 2 });
   });
 });

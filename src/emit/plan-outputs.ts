@@ -43,13 +43,14 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
     // Invariant: every path is normalised, relative, and planned once.
     if (path.posix.normalize(o.path) !== o.path || o.path.startsWith('/') || o.path.startsWith('..') || planned[i - 1]?.path === o.path) throw new Error(`invalid or duplicate output path: ${o.path}`);
   });
+  // Keys in code-unit order as written, so stableJson writes the manifest without copying it.
   const manifest = {
-    knoc: KNOC_VERSION,
-    schemaSetDigest: `sha256:${schemaSetDigest}`,
     inputs: [...inputs]
       .sort((a, b) => byPath(a.source, b.source))
-      .map((e) => ({ path: e.source.path, sha256: e.source.sha256, entityDigest: `sha256:${e.digest}` })),
-    outputs: planned.map(({ path, sha256, size, inputs: from }) => ({ path, sha256, size, inputs: from })),
+      .map((e) => ({ entityDigest: `sha256:${e.digest}`, path: e.source.path, sha256: e.source.sha256 })),
+    knoc: KNOC_VERSION,
+    outputs: planned.map(({ path, sha256, size, inputs: from }) => ({ inputs: from, path, sha256, size })),
+    schemaSetDigest: `sha256:${schemaSetDigest}`,
   };
   return [...planned, plan(MANIFEST_PATH, stableJson(manifest), [])].sort(byPath);
 }
