@@ -224,7 +224,8 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
 
 /**
  * An output tree staged while the build still runs: each card and page is
- * written as soon as it is made, so creating thousands of files overlaps with
+ * written by the worker thread that made it, as soon as it is made (see
+ * stageWriter), so creating thousands of files overlaps with
  * parsing instead of following it. publish() writes what is missing, removes
  * what the final plan does not hold, and swaps it in like any stage. Only
  * used for an output folder that does not exist yet, so nothing is linked.
@@ -255,15 +256,13 @@ export function openEarlyStage(outDir: string): EarlyStage | undefined {
   return { dir, files: new Map(), dirs: new Set([dir]), failed: false };
 }
 
-/** Writes one output into an early stage, creating each folder once; a failure abandons the stage, never the build. */
-export function stageEarly(stage: EarlyStage, relative: string, text: string | Buffer, sha256: string): void {
-  if (stage.failed) return;
-  try {
-    writeStaged(stage, relative, text);
-    stage.files.set(relative, sha256);
-  } catch {
-    discardEarlyStage(stage);
-  }
+/**
+ * Records a file another thread wrote into the early stage. A path told twice
+ * (two blueprints with one slug) holds whichever write came last, so it is
+ * recorded with no sha256: publish() then rewrites or removes it.
+ */
+export function recordStaged(stage: EarlyStage, relative: string, sha256: string): void {
+  stage.files.set(relative, stage.files.has(relative) ? '' : sha256);
 }
 
 /** Removes an early stage that will not be published. */
@@ -272,17 +271,37 @@ export function discardEarlyStage(stage: EarlyStage): void {
   rmSync(stage.dir, { recursive: true, force: true });
 }
 
-function writeStaged(stage: EarlyStage, relative: string, bytes: string | Buffer): void {
+/**
+ * Writes outputs into an early stage from any thread (a worker writes the card
+ * and page it made, so their texts never cross threads). Each thread creates
+ * the folders it needs once; one another thread created first is taken as it is.
+ * Throws on any failure: the caller then abandons the stage.
+ */
+export function stageWriter(dir: string): (relative: string, bytes: string | Buffer) => void {
+  const stage = { dir, dirs: new Set([dir]) };
+  return (relative, bytes) => writeStaged(stage, relative, bytes);
+}
+
+function writeStaged(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, bytes: string | Buffer): void {
   const target = confined(stage.dir, relative);
   const missing: string[] = [];
   for (let dir = path.dirname(target); !stage.dirs.has(dir); dir = path.dirname(dir)) missing.push(dir);
   for (const dir of missing.reverse()) {
     faultPoint('mkdir', dir);
-    mkdirSync(dir);
+    makeStagedDir(dir);
     stage.dirs.add(dir);
   }
   faultPoint('write', target);
   writeFileSync(target, bytes);
+}
+
+/** Creates one folder of a stage; a folder that is already there (another thread of this build made it) is used as it is. */
+function makeStagedDir(dir: string): void {
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST' && statSync(dir).isDirectory())) throw error;
+  }
 }
 
 /** Writes what the early stage lacks or holds other bytes for, removes what is not planned, and swaps it in. */

@@ -16,7 +16,7 @@ import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
-import { discardEarlyStage, openEarlyStage, stageEarly, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
+import { discardEarlyStage, openEarlyStage, recordStaged, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import type { SourceFile } from '../model/source-file.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
@@ -264,8 +264,13 @@ async function earlyOutputs(options: BuildOptions, root: string, config: SourceF
       if (fresh) stage = openEarlyStage(outDir);
       return agentOutputContext(settings, options.baseUrl ?? settings.base_url, domains);
     },
-    onOutput: (file, text, sha256) => {
-      if (stage) stageEarly(stage, file, text, sha256);
+    stageDir: () => stage?.dir,
+    onStaged: (file, sha256) => {
+      if (stage) recordStaged(stage, file, sha256);
+    },
+    // Not removed yet: the other workers may still be writing into it. The build removes it once they are done.
+    onStageFailed: () => {
+      if (stage) stage.failed = true;
     },
   };
   return { outputs, outDir, stage: () => stage };

@@ -3,7 +3,7 @@ import { analysisKey, type BuildCache } from '../cache/analysis-cache.js';
 import type { Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
 import type { AgentOutputContext } from './agent-outputs.js';
-import type { WorkerBatch, WorkerResult, WorkerSetup } from './analyze-worker.js';
+import type { WorkerBatch, WorkerReply, WorkerSetup } from './analyze-worker.js';
 
 /** Below this many files to parse, starting workers costs more than it saves. */
 export const PARALLEL_THRESHOLD = 200;
@@ -11,12 +11,16 @@ export const PARALLEL_THRESHOLD = 200;
 /** The compiled worker script; tests that run from src/ use the same build of it in lib/. */
 const workerUrl = new URL('../../lib/pipeline/analyze-worker.js', import.meta.url);
 
-/** Cards and pages made while parsing: the context workers make them in, and who is told each one's text. */
+/** Cards and pages made while parsing: the context workers make them in, and where they write them. */
 export interface PrewarmOutputs {
   /** Called once, after the workers have started and before they are sent any file: they start up meanwhile. */
   context(): AgentOutputContext;
-  /** Told each card's and page's text as it is made, for publishing it early; the text is not kept. */
-  onOutput?(path: string, text: string, sha256: string): void;
+  /** The early stage workers write each card and page into as they make it, if any; asked once, after context(). */
+  stageDir?(): string | undefined;
+  /** Told each card and page a worker wrote into the early stage, with its sha256. */
+  onStaged?(path: string, sha256: string): void;
+  /** Told when a worker could not write into the early stage: it will not be published. */
+  onStageFailed?(): void;
 }
 
 /**
@@ -33,11 +37,13 @@ export async function prewarmCache(cache: BuildCache, content: readonly SourceFi
   const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
   const workers = Array.from({ length: Math.min(jobs, Math.ceil(misses.length / BATCH)) }, () => new Worker(workerUrl, { workerData: setup }));
   const context = outputs?.context();
+  const stageDir = outputs?.stageDir?.();
   // Small batches from one queue: a worker that runs faster takes more, and no thread ever holds every result at once.
   let next = 0;
   const take = (): SourceFile[] => misses.slice(next, (next += BATCH));
   let done = 0;
-  const store = (batch: readonly SourceFile[], results: readonly WorkerResult[]) => {
+  const store = (batch: readonly SourceFile[], { results, stageFailed }: WorkerReply) => {
+    if (stageFailed) outputs?.onStageFailed?.();
     batch.forEach((source, i) => {
       const key = analysisKey(source, schemaSetDigest);
       const { analysis, outputs: made } = results[i]!;
@@ -47,13 +53,14 @@ export async function prewarmCache(cache: BuildCache, content: readonly SourceFi
       // Not marked used: compile() marks what it looks up, and only that is saved.
       cache.cards.set(made.card.key, made.card.value);
       cache.pages.set(made.page.key, made.page.value);
-      outputs?.onOutput?.(made.card.path, made.card.value.text, made.card.value.sha256);
-      outputs?.onOutput?.(made.page.path, made.page.text, made.page.value.sha256);
+      if (!made.staged) return;
+      outputs?.onStaged?.(made.card.path, made.card.value.sha256);
+      outputs?.onStaged?.(made.page.path, made.page.value.sha256);
     });
     onProgress?.((done += batch.length));
   };
   try {
-    await Promise.all(workers.map((worker) => runWorker(worker, context, take, store)));
+    await Promise.all(workers.map((worker) => runWorker(worker, context && { context, ...(stageDir !== undefined ? { stageDir } : {}) }, take, store)));
   } finally {
     for (const worker of workers) void worker.terminate();
   }
@@ -67,20 +74,20 @@ const BATCH = 50;
 const IN_FLIGHT = 4;
 
 /** Feeds one worker until the queue is empty. */
-function runWorker(worker: Worker, context: AgentOutputContext | undefined, take: () => SourceFile[], store: (batch: readonly SourceFile[], results: readonly WorkerResult[]) => void): Promise<void> {
+function runWorker(worker: Worker, first: Omit<WorkerBatch, 'files'> | undefined, take: () => SourceFile[], store: (batch: readonly SourceFile[], reply: WorkerReply) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const sent: SourceFile[][] = [];
-    const send = (first: boolean) => {
+    const send = (isFirst: boolean) => {
       const files = take();
       if (files.length === 0) return;
       sent.push(files);
-      const batch: WorkerBatch = { files, ...(first && context ? { context } : {}) };
+      const batch: WorkerBatch = { files, ...(isFirst ? first : {}) };
       worker.postMessage(batch);
     };
-    worker.on('message', (results: WorkerResult[]) => {
+    worker.on('message', (reply: WorkerReply) => {
       send(false);
       try {
-        store(sent.shift()!, results);
+        store(sent.shift()!, reply);
       } catch (error) {
         reject(error);
         return;
