@@ -122,7 +122,7 @@ export function saveEditState(dir: string, state: EditState): void {
     createHash('sha256').update(bytes).digest().copy(digests, 32 * i);
   });
   const { entities, ...rest } = state;
-  const head: EditHead & { knoc: string; offsets: Float64Array; digests: Buffer } = {
+  const head: EditHead & { knoc: string; offsets: Float64Array; digests: Buffer; count: number } = {
     ...rest,
     knoc: knocCodeStamp(),
     paths: entities.map((e) => e.path),
@@ -130,12 +130,15 @@ export function saveEditState(dir: string, state: EditState): void {
     schemaRefs: entities.map((e) => e.schema ?? ''),
     slugs: entities.map((e) => (typeof e.data.slug === 'string' ? e.data.slug : '')),
     ids: entities.map((e) => (typeof e.data.id === 'string' ? e.data.id : '')),
+    count: entities.length,
     domains: entities.flatMap((e, i): [number, EntityRecord][] => (parseKind(e.schema) === DOMAIN_KIND ? [[i, e]] : [])),
     perceivedCount: perceivedCountOf(entities),
     offsets,
     digests,
   };
-  const headBytes = serialize(head);
+  // Columns go to disk as one string each, NUL-separated: one string deserialises in a copy, ten thousand strings take a while.
+  if (COLUMNS.some((column) => head[column].some((value) => value.includes('\u0000')))) throw new Error('a value holds NUL');
+  const headBytes = serialize({ ...head, ...Object.fromEntries(COLUMNS.map((column) => [column, head[column].join('\u0000')])) });
   const prefix = Buffer.alloc(MAGIC.length + 8);
   MAGIC.copy(prefix);
   prefix.writeUInt32BE(FORMAT, MAGIC.length);
@@ -161,6 +164,16 @@ export function countPerception(count: Record<string, number>, data: EntityData,
     else count[slug] = next;
   }
 }
+
+/** Thrown when a column of a state whose checksum held does not have one value per entity. */
+export class DamagedState extends Error {
+  constructor() {
+    super('the edit state is damaged');
+  }
+}
+
+/** The per-entity columns of the head. */
+const COLUMNS = ['paths', 'absolutePaths', 'schemaRefs', 'slugs', 'ids'] as const;
 
 /** An open state: the head, and each entity's record read when asked for. */
 export interface OpenEditState {
@@ -192,10 +205,22 @@ export function openEditState(dir: string, token: string, overlay?: Pick<EditLog
     const headLength = prefix.readUInt32BE(MAGIC.length + 4);
     const headBytes = Buffer.alloc(headLength);
     if (readSync(fd, headBytes, 0, headLength, prefix.length) !== headLength || !createHash('sha256').update(headBytes).digest().equals(prefix.subarray(MAGIC.length + 8))) throw new Error('damaged');
-    const head = deserialize(headBytes) as EditHead & { knoc: unknown; offsets: unknown; digests: unknown };
-    if (!isRecord(head) || head.knoc !== knocCodeStamp() || head.token !== token || !(head.offsets instanceof Float64Array) || !Buffer.isBuffer(head.digests)) throw new Error('foreign');
-    const { offsets, digests } = head;
-    const count = head.absolutePaths.length;
+    const head = deserialize(headBytes) as EditHead & { knoc: unknown; offsets: unknown; digests: unknown; count: unknown };
+    if (!isRecord(head) || head.knoc !== knocCodeStamp() || head.token !== token || !(head.offsets instanceof Float64Array) || !Buffer.isBuffer(head.digests) || typeof head.count !== 'number') throw new Error('foreign');
+    const { offsets, digests, count } = head;
+    // Each column is split when first read; a column that does not split into one value per entity is damage.
+    for (const column of COLUMNS) {
+      const joined = head[column] as unknown;
+      if (typeof joined !== 'string') throw new Error('damaged');
+      let split: string[] | undefined;
+      Object.defineProperty(head, column, {
+        get: () => {
+          split ??= count === 0 ? [] : joined.split('\u0000');
+          if (split.length !== count) throw new DamagedState();
+          return split;
+        },
+      });
+    }
     if (offsets.length !== count + 1 || digests.length !== 32 * count) throw new Error('damaged');
     const base = prefix.length + headLength;
     const changed = new Map(overlay?.records ?? []);

@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { countPerception, dropEditLog, fleetView, newToken, openEditState, recordOf, saveEditLog, saveEditState, type EditHead, type EditState, type EntityRecord, type OpenEditState } from '../cache/edit-state.js';
+import { countPerception, DamagedState, dropEditLog, fleetView, newToken, openEditState, recordOf, saveEditLog, saveEditState, type EditHead, type EditState, type EntityRecord, type OpenEditState } from '../cache/edit-state.js';
 import { saveStatColumns, type RecordedReport } from '../cache/stat-index.js';
 import { isStructural } from '../diagnostics/catalogue.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
@@ -43,7 +43,7 @@ import { loadValidators } from '../cache/validator-cache.js';
 import { validateEntity } from '../validate/validate-entity.js';
 import type { BuildOptions } from './build.js';
 import type { PhaseTiming } from './compile.js';
-import { BytePatch } from './edit-patch.js';
+import { BytePatch, FileBytes } from './edit-patch.js';
 import { failsGate } from './gate.js';
 import { applyRuleSeverities } from './rule-severities.js';
 import { outFolder, readText, type ChangedSinceIndex } from './up-to-date.js';
@@ -140,6 +140,9 @@ async function buildFromState(options: BuildOptions, probe: ChangedSinceIndex): 
   if (!open) return declined('no edit state was recorded with the stat index');
   try {
     return await buildWith(options, probe, open);
+  } catch (error) {
+    if (error instanceof DamagedState) return declined(error.message);
+    throw error;
   } finally {
     open.close();
   }
@@ -219,7 +222,7 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
     if (entity && (entity.data.$schema !== record.data.$schema || stringField(entity.data, 'slug') !== stringField(record.data, 'slug') || stringField(entity.data, 'id') !== stringField(record.data, 'id'))) return declined(`the $schema, slug or id of ${record.path} changed`);
     replaced.set(position, entity);
   }
-  const symbols = recordedSymbols(head, replaced);
+const symbols = recordedSymbols(head, replaced);
   const changedEntities = [...replaced.values()].filter((e) => e !== undefined);
   // Another file holding a changed file's id or slug first would be a finding about both: the full build reports it.
   for (const entity of changedEntities) {
@@ -304,95 +307,108 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
 
   // Publishing: the set of published agents must be the recorded one.
   for (const { position, record } of targets) if (cards.has(position) !== (record.published !== undefined)) return declined(`${record.path} was published and now is not, or the other way round`);
-  let outputs = patchChanges(head, cards, targets, replaced, outDir);
-  if (outputs === undefined) {
-    // A fleet-level field changed (or a patch found a doubt): rebuild the fleet-level outputs from every record.
-    const records = open.all();
-    if (!records) return declined('a record of the edit state cannot be read');
-    const state: EditState = { ...head, entities: records };
-    const entities: Entity[] = [];
-    records.forEach((record, i) => {
-      if (!replaced.has(i)) entities.push(stubEntity(record));
-      else if (replaced.get(i)) entities.push(replaced.get(i)!);
-    });
-    outputs = planChanges(state, entities, bindSymbols(entities).symbols, cards, targets, baseUrl, outDir);
-  }
-  if (typeof outputs === 'string') return declined(outputs);
-  endPhase('plan', `${outputs.rebuilt} outputs rebuilt`);
-
-  const manifestSlot = index.paths.indexOf(path.join(outDir, MANIFEST_PATH));
-  if (manifestSlot < 0) return declined('the stat index does not list manifest.json');
-  const stillIntact = () => sameStamp(stampOf(index.paths[manifestSlot]!), index.numbers, manifestSlot);
-  if (!(await publishChanged(outDir, outputs.changed, stillIntact))) return declined('the output folder changed while this build ran');
-  endPhase('write', `${outputs.changed.length} changed`);
-
-  // The outputs are stamped once the clock has moved past their times, so the next build trusts the stamps without reading them.
-  const written = outputs.changed.map((o) => path.join(outDir, o.path));
-  if (!awaitLaterClock(cacheDir, Math.max(0, ...written.map((file) => newestTime(stampOf(file)))))) {
-    // Then a stamp may be racily clean, and the next build proves the file by its content.
-    for (const output of outputs.changed) if (output.sha256 === '') output.sha256 = sha256Hex(output.bytes);
-  }
-  // The index and the state, updated by the log: the changed sources and outputs get their new stamps.
-  const slots = new Map(index.log?.slots.map(([slot, numbers, sha256]) => [slot, { numbers, sha256 }]) ?? []);
-  const setSlot = (slot: number, stamp: FileStamp | null, sha256: string) => {
-    const numbers = stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dir ? 1 : 0] : [-1, -1, -1, -1, -1];
-    index.numbers.set(numbers, slot * 5);
-    index.sha256[slot] = sha256;
-    slots.set(slot, { numbers, sha256 });
-  };
-  for (const [k, { slot }] of targets.entries()) setSlot(slot, sources[k]!.stamp!, sources[k]!.sha256);
-  for (const { slot, stamp, listing } of folders) setSlot(slot, stamp, listing);
-  const wanted = new Map(outputs.changed.map((o) => [path.join(outDir, o.path), o.sha256]));
-  wanted.set(outDir, '');
-  for (let slot = 0; slot < index.paths.length && wanted.size > 0; slot++) {
-    const file = index.paths[slot]!;
-    const sha256 = wanted.get(file);
-    if (sha256 === undefined) continue;
-    wanted.delete(file);
-    if (file === outDir) {
-      const folder = outFolder(outDir);
-      setSlot(slot, folder.stamp, folder.sha256 ?? '');
-    } else setSlot(slot, stampOf(file), sha256);
-  }
-  const records = new Map(index.log?.records ?? []);
-  const suppressedByFile = { ...head.suppressedByFile };
-  for (const [k, { position }] of targets.entries()) {
-    const entity = replaced.get(position)!;
-    const card = cards.get(position);
-    const page = outputs.pages.get(position);
-    records.set(position, { ...recordOf(entity), ...(card && page ? { published: { slug: card.slug, card: fleetView(card.card), sha256: card.sha256, size: Buffer.byteLength(card.text), pageSha256: page.sha256, pageSize: page.size } } : {}) });
-    const count = suppressor.suppressed.filter((d) => d.file === sources[k]!.path).length;
-    if (count > 0) suppressedByFile[sources[k]!.path] = count;
-    else delete suppressedByFile[sources[k]!.path];
-  }
-  const files: Record<string, string> = { ...report.files };
-  for (const d of fileDiagnostics) if (d.file !== undefined) files[d.file] = path.resolve(root, d.file);
-  for (const source of sources) if (files[source.path] !== undefined) files[source.path] = source.absolutePath;
-  const nextReport: RecordedReport = { ...report, diagnostics, suppressed, agentCount, domainCount, files };
+  // Files the patches read from stay open until they are published.
+  const closers: (() => void)[] = [];
   try {
-    if (records.size <= LOG_RECORDS) {
-      saveEditLog(cacheDir, { baseToken: index.token, slots: [...slots].map(([slot, { numbers, sha256 }]) => [slot, numbers, sha256]), report: nextReport, records: [...records], complete, suppressedByFile, perceivedCount: perceivedAfter });
-    } else {
-      // The log grew past what is cheap to read on every build: write the state and the index whole again, under a new token.
-      const all = open.all();
-      if (!all) throw new Error('unreadable record');
-      for (const [position, record] of records) all[position] = record;
-      const token = newToken();
-      saveEditState(cacheDir, { token, schemaSetDigest: head.schemaSetDigest, ...(head.limits ? { limits: head.limits } : {}), config: head.config, ...(head.configPath !== undefined ? { configPath: head.configPath } : {}), complete, specs: head.specs, schemas: head.schemas, entities: all, suppressedByFile });
-      saveStatColumns(cacheDir, { key: index.key, paths: index.paths, numbers: index.numbers, sha256: index.sha256, report: nextReport, token });
-      dropEditLog(cacheDir);
-    }
-  } catch {
-    // The outputs are published; the stamps the index holds no longer match them, so the next build simply runs in full.
+    return await publishEdit();
+  } finally {
+    for (const close of closers) close();
   }
-  endPhase('record');
-  return {
-    ...result,
-    written: { written: outputs.changed.length, unchanged: report.outputCount - outputs.changed.length, removed: 0 },
-    writtenOutputs: outputs.changed.map((o) => o.path),
-    durationMs: performance.now() - started,
-  };
+
+  async function publishEdit(): Promise<IncrementalResult | { declined: string }> {
+    let outputs = patchChanges(head, cards, targets, replaced, outDir, closers);
+    if (outputs === undefined) {
+      // A fleet-level field changed (or a patch found a doubt): rebuild the fleet-level outputs from every record.
+      const records = open.all();
+      if (!records) return declined('a record of the edit state cannot be read');
+      const state: EditState = { ...head, entities: records };
+      const entities: Entity[] = [];
+      records.forEach((record, i) => {
+        if (!replaced.has(i)) entities.push(stubEntity(record));
+        else if (replaced.get(i)) entities.push(replaced.get(i)!);
+      });
+      outputs = planChanges(state, entities, bindSymbols(entities).symbols, cards, targets, baseUrl, outDir);
+    }
+    if (typeof outputs === 'string') return declined(outputs);
+    endPhase('plan', `${outputs.rebuilt} outputs rebuilt`);
+
+    const manifestSlot = index.paths.indexOf(path.join(outDir, MANIFEST_PATH));
+    if (manifestSlot < 0) return declined('the stat index does not list manifest.json');
+    const stillIntact = () => sameStamp(stampOf(index.paths[manifestSlot]!), index.numbers, manifestSlot);
+    if (!(await publishChanged(outDir, outputs.changed, stillIntact))) return declined('the output folder changed while this build ran');
+    endPhase('write', `${outputs.changed.length} changed`);
+
+    // The outputs are stamped once the clock has moved past their times, so the next build trusts the stamps without reading them.
+    const written = outputs.changed.map((o) => path.join(outDir, o.path));
+    if (!awaitLaterClock(cacheDir, Math.max(0, ...written.map((file) => newestTime(stampOf(file)))))) {
+      // Then a stamp may be racily clean, and the next build proves the file by its content.
+      for (const output of outputs.changed) if (output.sha256 === '') output.sha256 = sha256Hex(output.bytes);
+    }
+    // The index and the state, updated by the log: the changed sources and outputs get their new stamps.
+    const slots = new Map(index.log?.slots.map(([slot, numbers, sha256]) => [slot, { numbers, sha256 }]) ?? []);
+    const setSlot = (slot: number, stamp: FileStamp | null, sha256: string) => {
+      const numbers = stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dir ? 1 : 0] : [-1, -1, -1, -1, -1];
+      index.numbers.set(numbers, slot * 5);
+      index.sha256[slot] = sha256;
+      slots.set(slot, { numbers, sha256 });
+    };
+    for (const [k, { slot }] of targets.entries()) setSlot(slot, sources[k]!.stamp!, sources[k]!.sha256);
+    for (const { slot, stamp, listing } of folders) setSlot(slot, stamp, listing);
+    const wanted = new Map(outputs.changed.map((o) => [path.join(outDir, o.path), o.sha256]));
+    wanted.set(outDir, '');
+    for (let slot = 0; slot < index.paths.length && wanted.size > 0; slot++) {
+      const file = index.paths[slot]!;
+      const sha256 = wanted.get(file);
+      if (sha256 === undefined) continue;
+      wanted.delete(file);
+      if (file === outDir) {
+        const folder = outFolder(outDir);
+        setSlot(slot, folder.stamp, folder.sha256 ?? '');
+      } else setSlot(slot, stampOf(file), sha256);
+    }
+    const records = new Map(index.log?.records ?? []);
+    const suppressedByFile = { ...head.suppressedByFile };
+    for (const [k, { position }] of targets.entries()) {
+      const entity = replaced.get(position)!;
+      const card = cards.get(position);
+      const page = outputs.pages.get(position);
+      records.set(position, { ...recordOf(entity), ...(card && page ? { published: { slug: card.slug, card: fleetView(card.card), sha256: card.sha256, size: Buffer.byteLength(card.text), pageSha256: page.sha256, pageSize: page.size } } : {}) });
+      const count = suppressor.suppressed.filter((d) => d.file === sources[k]!.path).length;
+      if (count > 0) suppressedByFile[sources[k]!.path] = count;
+      else delete suppressedByFile[sources[k]!.path];
+    }
+    const files: Record<string, string> = { ...report.files };
+    for (const d of fileDiagnostics) if (d.file !== undefined) files[d.file] = path.resolve(root, d.file);
+    for (const source of sources) if (files[source.path] !== undefined) files[source.path] = source.absolutePath;
+    const nextReport: RecordedReport = { ...report, diagnostics, suppressed, agentCount, domainCount, files };
+    try {
+      if (records.size <= LOG_RECORDS) {
+        saveEditLog(cacheDir, { baseToken: index.token, slots: [...slots].map(([slot, { numbers, sha256 }]) => [slot, numbers, sha256]), report: nextReport, records: [...records], complete, suppressedByFile, perceivedCount: perceivedAfter });
+      } else {
+        // The log grew past what is cheap to read on every build: write the state and the index whole again, under a new token.
+        const all = open.all();
+        if (!all) throw new Error('unreadable record');
+        for (const [position, record] of records) all[position] = record;
+        const token = newToken();
+        saveEditState(cacheDir, { token, schemaSetDigest: head.schemaSetDigest, ...(head.limits ? { limits: head.limits } : {}), config: head.config, ...(head.configPath !== undefined ? { configPath: head.configPath } : {}), complete, specs: head.specs, schemas: head.schemas, entities: all, suppressedByFile });
+        saveStatColumns(cacheDir, { key: index.key, paths: index.paths, numbers: index.numbers, sha256: index.sha256, report: nextReport, token });
+        dropEditLog(cacheDir);
+      }
+    } catch {
+      // The outputs are published; the stamps the index holds no longer match them, so the next build simply runs in full.
+    }
+    endPhase('record');
+    return {
+      ...result,
+      written: { written: outputs.changed.length, unchanged: report.outputCount - outputs.changed.length, removed: 0 },
+      writtenOutputs: outputs.changed.map((o) => o.path),
+      durationMs: performance.now() - started,
+    };
+  }
 }
+
+/** More than any element of the manifest's inputs can be long (a path and two digests). */
+const INPUT_SPAN = 64 * 1024;
 
 /** How many changed records the edit log keeps before the state is written whole again. */
 const LOG_RECORDS = 256;
@@ -544,6 +560,7 @@ function patchChanges(
   targets: readonly { position: number; record: EntityRecord }[],
   replaced: ReadonlyMap<number, Entity | undefined>,
   outDir: string,
+  closers: (() => void)[],
 ): ReturnType<typeof planChanges> | undefined {
   for (const { position, record } of targets) {
     const card = cards.get(position);
@@ -551,24 +568,38 @@ function patchChanges(
     if (!entity || JSON.stringify(dig(entity.data, 'persona', 'perception', 'domains')) !== JSON.stringify(dig(record.data, 'persona', 'perception', 'domains'))) return undefined;
     if (card && (!record.published || stableJson(fleetView(card.card)) !== stableJson(record.published.card))) return undefined;
   }
-  let manifest: BytePatch;
-  let agents: BytePatch;
-  let headers: BytePatch;
+  // Each file read with its stamp: the patched copy is made from the old file only while that stamp holds.
+  // The manifest, the largest file, is read only where its entries are; the two indexes whole (their new sha256 is needed).
+  const opened = (file: string, whole: boolean) => {
+    const absolute = path.join(outDir, file);
+    const stamp = stampOf(absolute);
+    let bytes: Buffer | FileBytes;
+    if (whole) bytes = readFileSync(absolute);
+    else {
+      const lazy = new FileBytes(absolute);
+      closers.push(() => lazy.close());
+      bytes = lazy;
+    }
+    return { absolute, patch: new BytePatch(bytes), unchanged: () => stamp !== null && sameFileStamp(stampOf(absolute), stamp) };
+  };
+  let manifest: ReturnType<typeof opened>;
+  let agents: ReturnType<typeof opened>;
+  let headers: ReturnType<typeof opened>;
   try {
-    manifest = new BytePatch(readFileSync(path.join(outDir, MANIFEST_PATH)));
-    agents = new BytePatch(readFileSync(path.join(outDir, AGENT_INDEX_PATH)));
-    headers = new BytePatch(readFileSync(path.join(outDir, HEADERS_PATH)));
+    manifest = opened(MANIFEST_PATH, false);
+    agents = opened(AGENT_INDEX_PATH, true);
+    headers = opened(HEADERS_PATH, true);
   } catch {
     return undefined;
   }
   const domains = head.domains.flatMap(([, record]) => domainInfoOf(record.data, record.path) ?? []);
   const titles = new Map(domains.map((d) => [d.slug, d.title]));
-  const domainSource = new Map(domains.map((d) => [d.slug, d.source]));
   const site = { fleetName: head.config.fleet?.name ?? 'Agent fleet', knocVersion: KNOC_VERSION };
-  const files = new Map<string, Buffer>();
+  const files = new Map<string, PlannedOutput>();
   const pages = new Map<number, { sha256: string; size: number }>();
-  // Each changed output: its new sha256 and (a page's) inputs, and the sha256 its manifest entry and _headers block hold now.
-  const entries = new Map<string, { sha256: string; inputs?: string[]; before?: string }>();
+  // Each changed output: its new sha256, and the sha256 its manifest entry and _headers block hold now.
+  const entries = new Map<string, { sha256: string; before?: string }>();
+  const add = (file: string, bytes: Buffer, sha256: string) => files.set(file, { path: file, sha256, size: bytes.length, inputs: [], bytes });
   for (const [position, card] of cards) {
     const record = targets.find((t) => t.position === position)!.record.published!;
     const entity = replaced.get(position)!;
@@ -577,65 +608,77 @@ function patchChanges(
     const page = agentPagePathOf(card.slug);
     const bytes = Buffer.from(renderAgentHtml(viewAgent(card, entity, titles, perceived), site, TEMPLATES_DIR), 'utf8');
     const pageSha256 = sha256Hex(bytes);
-    files.set(card.path, Buffer.from(card.text, 'utf8'));
-    files.set(page, bytes);
+    add(card.path, Buffer.from(card.text, 'utf8'), card.sha256);
+    add(page, bytes, pageSha256);
     pages.set(position, { sha256: pageSha256, size: bytes.length });
     entries.set(card.path, { sha256: card.sha256, before: record.sha256 });
-    entries.set(page, { sha256: pageSha256, before: record.pageSha256, inputs: [...new Set([entity.source.path, ...perceived.flatMap((d) => domainSource.get(d) ?? []), ...(head.configPath ? [head.configPath] : [])])].sort() });
-    const patched = agents.element('card', card.path, (element) => (element.slug === card.slug && element.name === card.card.name && element.description === card.card.description && element.sha256 === record.sha256 ? { ...element, sha256: card.sha256 } : undefined));
+    entries.set(page, { sha256: pageSha256, before: record.pageSha256 });
+    const patched = agents.patch.element('",', 'slug', card.slug, (element) => (element.card === card.path && element.name === card.card.name && element.description === card.card.description && element.sha256 === record.sha256 ? { ...element, sha256: card.sha256 } : undefined));
     if (!patched) return undefined;
   }
+  // The manifest's own sha256 is recorded only in the stat index, which needs it only for a racily clean stamp (see awaitLaterClock).
+  const patchedFile = (file: string, opened: { absolute: string; patch: BytePatch; unchanged: () => boolean }, hashed = true): PlannedOutput => {
+    const result = opened.patch.result(opened.absolute, opened.unchanged);
+    return {
+      path: file,
+      sha256: hashed ? result.sha256() : '',
+      size: result.size,
+      inputs: [],
+      writeTo: (target: string) => result.writeTo(target),
+      get bytes(): Buffer {
+        return result.bytes;
+      },
+    };
+  };
   if (cards.size > 0) {
-    const bytes = agents.result();
-    files.set(AGENT_INDEX_PATH, bytes);
-    entries.set(AGENT_INDEX_PATH, { sha256: sha256Hex(bytes) });
+    const output = patchedFile(AGENT_INDEX_PATH, agents);
+    files.set(AGENT_INDEX_PATH, output);
+    entries.set(AGENT_INDEX_PATH, { sha256: output.sha256 });
   }
-  const inputsOf = new Map<string, string[]>();
-  const setEntry = (file: string, sha256: string, size: number, inputs?: string[]) =>
-    manifest.element('path', file, (element) => {
-      if (typeof element.sha256 !== 'string' || typeof element.size !== 'number' || !Array.isArray(element.inputs)) return undefined;
+  // The manifest entry of each changed output: its sha256 and size (its inputs, the lines before them, stay: no perceived domain changed).
+  const setEntry = (file: string, sha256: string, size: number) =>
+    manifest.patch.tail('],', 'path', file, (tail) => {
+      if (typeof tail.sha256 !== 'string' || typeof tail.size !== 'number' || Object.keys(tail).length !== 3) return undefined;
       const entry = entries.get(file)!;
       // The state and the manifest must agree on what was published.
-      if (entry.before !== undefined && entry.before !== element.sha256) return undefined;
-      entry.before = element.sha256;
-      inputsOf.set(file, inputs ?? (element.inputs as string[]));
-      return { ...element, sha256, size, ...(inputs ? { inputs } : {}) };
+      if (entry.before !== undefined && entry.before !== tail.sha256) return undefined;
+      entry.before = tail.sha256;
+      return { ...tail, sha256, size };
     });
-  for (const [file, entry] of entries) if (!setEntry(file, entry.sha256, files.get(file)!.length, entry.inputs)) return undefined;
+  for (const [file, entry] of entries) if (!setEntry(file, entry.sha256, files.get(file)!.size)) return undefined;
   // _headers: each changed file's block carries its new sha256 as the ETag.
   const block = (file: string, sha256: string) => [`/${file}`, ...Object.entries(hostHeaders(file, sha256)).map(([k, v]) => `  ${k}: ${v}`)].join('\n');
   let headersChanged = false;
   for (const [file, { sha256, before }] of entries) {
     if (before === sha256) continue;
-    if (!headers.block(block(file, before!), block(file, sha256))) return undefined;
+    if (!headers.patch.block(file, block(file, before!), block(file, sha256))) return undefined;
     headersChanged = true;
   }
   if (headersChanged) {
-    const bytes = headers.result();
-    files.set(HEADERS_PATH, bytes);
-    entries.set(HEADERS_PATH, { sha256: sha256Hex(bytes) });
-    if (!setEntry(HEADERS_PATH, entries.get(HEADERS_PATH)!.sha256, bytes.length)) return undefined;
+    const output = patchedFile(HEADERS_PATH, headers);
+    files.set(HEADERS_PATH, output);
+    entries.set(HEADERS_PATH, { sha256: output.sha256 });
+    if (!setEntry(HEADERS_PATH, output.sha256, output.size)) return undefined;
   }
   // The manifest's record of each changed blueprint: the sha256 of its bytes and the digest of its data.
   for (const { position, record } of targets) {
     const entity = replaced.get(position)!;
-    const patched = manifest.element('path', record.path, (element) => (typeof element.entityDigest === 'string' && typeof element.sha256 === 'string' && !Object.hasOwn(element, 'size') ? { ...element, sha256: entity.source.sha256, entityDigest: `sha256:${entity.digest}` } : undefined));
+    const patched = manifest.patch.element('",', 'path', record.path, (element) => (typeof element.entityDigest === 'string' && typeof element.sha256 === 'string' ? { ...element, sha256: entity.source.sha256, entityDigest: `sha256:${entity.digest}` } : undefined), INPUT_SPAN);
     // A private blueprint is not listed; a public one must be.
-    if (!patched && !(entity.data.visibility === 'private' && record.published === undefined && manifest.bytes.indexOf(`"path": ${JSON.stringify(record.path)}`) < 0)) return undefined;
+    if (!patched && !(entity.data.visibility === 'private' && record.published === undefined && manifest.patch.bytes.indexOf(`"path": ${JSON.stringify(record.path)}`) < 0)) return undefined;
   }
   const changed: PlannedOutput[] = [];
-  for (const [file, bytes] of files) {
+  for (const [file, output] of files) {
     const entry = entries.get(file)!;
-    if (entry.before !== entry.sha256) changed.push(plannedBytes(file, bytes, entry.sha256, inputsOf.get(file) ?? []));
+    if (entry.before !== entry.sha256) changed.push(output);
   }
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  // The manifest's own sha256 is recorded only in the stat index, which needs it only for a racily clean stamp (see awaitLaterClock).
-  if (changed.length > 0) changed.push(plannedBytes(MANIFEST_PATH, manifest.result(), '', []));
+  if (changed.length > 0) changed.push(patchedFile(MANIFEST_PATH, manifest, false));
   return { changed, rebuilt: files.size, pages };
 }
 
-function plannedBytes(file: string, bytes: Buffer, sha256: string, inputs: string[]): PlannedOutput {
-  return { path: file, sha256, size: bytes.length, inputs, bytes };
+function sameFileStamp(a: FileStamp | null, b: FileStamp): boolean {
+  return a !== null && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 }
 
 /** A domain as the pages show it (render-pages' domainInfo), from its record; undefined for one without a slug. */
