@@ -65,6 +65,19 @@ describe('canonical JSON', () => {
     );
   });
 
+  it('gives the same text for keys V8 orders itself, a __proto__ key, escape-like text and deep nesting', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 300; i++) deep = i % 2 === 0 ? [deep] : { z: deep, a: i };
+    const values: unknown[] = [
+      { b: 1, a: 2, '10': 3, '9': 4, '-1': 5, '01': 6, '4294967295': 7 },
+      JSON.parse('{"__proto__": {"x": 1}, "a": [1, 2]}'),
+      { text: '\\ud800 is not a surrogate', 'k\\udc00': '\ud83d\ude00' },
+      { nested: [{ y: null, x: true }, -0, 1e21, 5e-7] },
+      deep,
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(canonicalize(value));
+  });
+
   it('refuses what canonicalize refuses', () => {
     for (const value of [{ a: Number.NaN }, [Number.POSITIVE_INFINITY], '\ud800', { ['\udc00']: 1 }]) {
       expect(() => canonicalize(value)).toThrow();

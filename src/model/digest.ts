@@ -12,9 +12,54 @@ export function sha256Hex(data: string | Uint8Array): string {
  * through it: strings are checked for surrogates only when they hold one.
  */
 export function canonicalJson(value: unknown): string {
+  const sorted = sortedPlainCopy(value, 0);
+  if (sorted !== undefined) {
+    // One native stringify of a copy with sorted keys gives the same text; a lone surrogate would come out escaped as `\ud…`.
+    const text = JSON.stringify(sorted);
+    if (!text.includes('\\ud')) return text;
+  }
   const text = canonical(value, new Set());
   if (text === undefined) throw new TypeError('value has no JSON representation');
   return text;
+}
+
+/** Deeper than this, the copy gives up and the careful walk (which detects cycles) decides. */
+const PLAIN_DEPTH = 256;
+/** A property name V8 enumerates before the others, whatever the insertion order. */
+const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * A copy of plain JSON data (strings, finite numbers, booleans, null, arrays and
+ * plain objects without array-index keys) with every object's keys inserted in
+ * code-unit order, which JSON.stringify then keeps (no `__proto__` key, which
+ * an assignment would not copy); undefined for anything
+ * else, which canonical() handles with its exact refusals.
+ */
+function sortedPlainCopy(value: unknown, depth: number): unknown {
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== 'object' || depth > PLAIN_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = sortedPlainCopy(value[i], depth + 1);
+      if (item === undefined) return undefined;
+      out[i] = item;
+    }
+    return out;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  const record = value as Record<string, unknown>;
+  if (typeof record.toJSON === 'function') return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record).sort()) {
+    if (ARRAY_INDEX.test(key) || key === '__proto__') return undefined;
+    const item = sortedPlainCopy(record[key], depth + 1);
+    if (item === undefined) return undefined;
+    out[key] = item;
+  }
+  return out;
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;

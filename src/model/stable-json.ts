@@ -5,7 +5,8 @@ export function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
   if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+  // The default sort compares UTF-16 code units, the order wanted, without calling back into JavaScript.
+  for (const key of Object.keys(value).sort()) {
     if (value[key] !== undefined) setOwn(out, key, sortKeysDeep(value[key]));
   }
   return out;

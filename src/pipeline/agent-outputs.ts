@@ -26,10 +26,10 @@ export interface AgentOutputContext {
   domains: [slug: string, title: string][];
 }
 
-/** One agent's card and page, with the cache keys compile() looks them up by. */
+/** One agent's card and page, with the cache keys compile() looks them up by; the page as the UTF-8 bytes to write. */
 export interface AgentOutputs {
   card: { key: string; path: string; value: CachedCard };
-  page: { key: string; path: string; value: CachedPage; text: string };
+  page: { key: string; path: string; value: CachedPage; bytes: Buffer };
 }
 
 /** The settings part of a card's cache key: everything besides the blueprint that a card reads. */
@@ -65,9 +65,10 @@ export function agentOutputs(agent: Entity, diagnostics: readonly Diagnostic[], 
   const published = { slug, path: cardPathOf(slug), card, text, sha256 };
   const perceived = [...new Set(perceivedDomains(agent).map((d) => d.slug))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const { cacheKey } = agentPageKeys(pageTemplates().digest, sha256, agent.digest, perceived, titles, context.fleetName);
-  const page = renderAgentPage(published, agent, titles, perceived, context.fleetName);
+  // Encoded once: hashed, measured and written as these bytes.
+  const page = Buffer.from(renderAgentPage(published, agent, titles, perceived, context.fleetName), 'utf8');
   return {
     card: { key: cardKey(agent.digest, `${agent.schema.name}@${agent.schema.version}`, cardSettingsKey(context.baseUrl, context.inferServiceClass)), path: published.path, value: { card, text, sha256 } },
-    page: { key: cacheKey, path: agentPagePathOf(slug), value: { sha256: sha256Hex(page), size: Buffer.byteLength(page, 'utf8') }, text: page },
+    page: { key: cacheKey, path: agentPagePathOf(slug), value: { sha256: sha256Hex(page), size: page.length }, bytes: page },
   };
 }

@@ -30,7 +30,7 @@ export interface WorkerBatch {
  */
 export interface WorkerResult {
   analysis: FileAnalysis;
-  outputs?: { card: AgentOutputs['card']; page: Omit<AgentOutputs['page'], 'text'>; staged: boolean };
+  outputs?: { card: AgentOutputs['card']; page: Omit<AgentOutputs['page'], 'bytes'>; staged: boolean };
 }
 
 /** A worker's answer to one batch, in the order of its files; `stageFailed` once a write into the early stage failed. */
@@ -44,7 +44,7 @@ const setup = workerData as WorkerSetup;
 const specs: Entity[] = setup.specs.map(({ source, data, digest }) => entityFrom(source, data, digest));
 const { registry } = createSpecRegistry(specs);
 let context: { value: AgentOutputContext; titles: Map<string, string> } | undefined;
-let write: ((relative: string, text: string) => void) | undefined;
+let write: ((relative: string, bytes: string | Buffer) => void) | undefined;
 let stageFailed = false;
 
 /** Writes one agent's card and page into the early stage; false, and no more writes, once one fails. */
@@ -52,7 +52,7 @@ function stage(made: AgentOutputs): boolean {
   if (!write || stageFailed) return false;
   try {
     write(made.card.path, made.card.value.text);
-    write(made.page.path, made.page.text);
+    write(made.page.path, made.page.bytes);
     return true;
   } catch {
     stageFailed = true;

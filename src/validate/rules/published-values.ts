@@ -6,7 +6,7 @@ import { checkPublishedUrl, displayUrl } from '../../model/safe-url.js';
 import { joinPointer } from '../../parse/locator.js';
 import { findSecret, maskSecret } from './find-secret.js';
 
-/** A string value somewhere under a root, with its key path. */
+/** A string value somewhere under a root: its key path (shared while walking: copy it to keep it) and the mapping or list it sits in. */
 interface Leaf {
   path: (string | number)[];
   key: string | undefined;
@@ -15,10 +15,22 @@ interface Leaf {
   parent: unknown;
 }
 
-function* leaves(value: unknown, path: (string | number)[], key: string | undefined, parent: unknown): Generator<Leaf> {
-  if (typeof value === 'string') yield { path, key, value, parent };
-  else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) yield* leaves(value[i], [...path, i], key, value);
-  else if (isRecord(value)) for (const k of Object.keys(value)) yield* leaves(value[k], [...path, k], k, value);
+/** Calls `visit` with every string under `value`, depth first, in key order; `path` grows and shrinks as it goes. */
+function walkLeaves(value: unknown, path: (string | number)[], key: string | undefined, parent: unknown, visit: (leaf: Leaf) => void): void {
+  if (typeof value === 'string') visit({ path, key, value, parent });
+  else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      walkLeaves(value[i], path, key, value, visit);
+      path.pop();
+    }
+  } else if (isRecord(value)) {
+    for (const k of Object.keys(value)) {
+      path.push(k);
+      walkLeaves(value[k], path, k, value, visit);
+      path.pop();
+    }
+  }
 }
 
 /** URLs a client or a person follows: `url` and `*_url` keys. A gRPC interface's endpoint need not be http(s). */
@@ -33,24 +45,28 @@ function urlStrictness(leaf: Leaf): 'strict' | 'loose' | undefined {
 export function checkPublishedValues(entity: Entity, root: readonly string[], value: unknown): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const file = entity.source.path;
-  for (const leaf of leaves(value, [...root], undefined, undefined)) {
+  // The pointer is made only for a finding: most values have none.
+  const site = (leaf: Leaf) => {
     const pointer = joinPointer(leaf.path);
+    return { file, pointer, range: entity.locator.rangeOf(pointer) };
+  };
+  walkLeaves(value, [...root], undefined, undefined, (leaf) => {
     const strictness = urlStrictness(leaf);
     const problem = strictness ? checkPublishedUrl(leaf.value, strictness === 'strict') : undefined;
     if (problem?.kind === 'credentials') {
-      diagnostics.push(createDiagnostic('KNO2081', { url: displayUrl(leaf.value) }, { file, pointer, range: entity.locator.rangeOf(pointer) }));
-      continue;
+      diagnostics.push(createDiagnostic('KNO2081', { url: displayUrl(leaf.value) }, site(leaf)));
+      return;
     }
     if (problem) {
       const found = problem.kind === 'http' ? 'plain `http:` to another machine' : `the \`${problem.scheme}\` scheme`;
-      diagnostics.push(createDiagnostic('KNO2080', { url: displayUrl(leaf.value), found }, { file, pointer, range: entity.locator.rangeOf(pointer) }));
-      continue;
+      diagnostics.push(createDiagnostic('KNO2080', { url: displayUrl(leaf.value), found }, site(leaf)));
+      return;
     }
     const secret = findSecret(leaf.value, leaf.key);
     if (secret) {
-      diagnostics.push(createDiagnostic('KNO2082', { kind: secret.kind, masked: maskSecret(leaf.value.slice(secret.start, secret.end)) }, { file, pointer, range: entity.locator.rangeOf(pointer) }));
+      diagnostics.push(createDiagnostic('KNO2082', { kind: secret.kind, masked: maskSecret(leaf.value.slice(secret.start, secret.end)) }, site(leaf)));
     }
-  }
+  });
   return diagnostics;
 }
 
