@@ -15,6 +15,8 @@ export interface PlannedOutput {
   size: number;
   /** Input paths this output depends on, sorted. */
   inputs: string[];
+  /** Writes the bytes to a new file, when that is cheaper than making them (an incremental build copies an old file and patches it). */
+  writeTo?: (file: string) => void;
 }
 
 /** What a projection asks to emit: its text, or (when an earlier build rendered the same thing) its hash, size and a way to render it again. */

@@ -354,7 +354,10 @@ async function publishThroughJournal(outDir: string, changed: readonly PlannedOu
   try {
     const targets = changed.map((output) => ({ output, target: confined(stage, output.path) }));
     for (const dir of [...new Set(targets.map((t) => path.dirname(t.target)))].sort()) mkdirSync(dir, { recursive: true });
-    for (const { output, target } of targets) writeFileSync(target, output.bytes);
+    for (const { output, target } of targets) {
+      if (output.writeTo) output.writeTo(target);
+      else writeFileSync(target, output.bytes);
+    }
     const journal: Journal = { stage: stageName, write: [...changed.map((o) => o.path).filter((p) => p !== MANIFEST), ...changed.map((o) => o.path).filter((p) => p === MANIFEST)], remove: [...removed] };
     const temp = `${journalFile}.${randomBytes(6).toString('hex')}`;
     await writeFile(temp, JSON.stringify(journal));

@@ -2,7 +2,7 @@ import { narrowStrings } from '../model/narrow-strings.js';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { Entity, SchemaRef } from '../model/entity.js';
+import type { Entity } from '../model/entity.js';
 import { digestOf } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
 import { DEFAULT_LIMITS, type ParseLimits } from '../model/limits.js';
@@ -12,6 +12,7 @@ import type { SourceFile } from '../model/source-file.js';
 import { findDuplicateKeys, findUnrepresentable } from './duplicate-keys.js';
 import { LazyLocator, Locator } from './locator.js';
 import { locateSyntaxError, sentence } from './syntax-error.js';
+import { parseSchemaRef } from './schema-ref.js';
 
 /** Result of parsing one file: an entity when the YAML is a well-formed mapping. */
 export interface ParseResult {
@@ -83,13 +84,7 @@ export function parseFileFully(source: SourceFile, limits: ParseLimits = source.
   return { entity: { source, data, locator, schema: parseSchemaRef(data.$schema), digest: digestOf(data) }, diagnostics: [] };
 }
 
-/** Splits `name@version`; anything else is undefined. */
-export function parseSchemaRef(value: unknown): SchemaRef | undefined {
-  if (typeof value !== 'string') return undefined;
-  const at = value.lastIndexOf('@');
-  if (at <= 0 || at === value.length - 1) return undefined;
-  return { name: value.slice(0, at), version: value.slice(at + 1) };
-}
+export { parseSchemaRef } from './schema-ref.js';
 
 /**
  * Every duplicate key, plus the first other YAML error: after one syntax error
