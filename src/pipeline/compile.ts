@@ -15,7 +15,7 @@ import { cardKey, recall, remember, type BuildCache } from '../cache/analysis-ca
 import { FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
 import { projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
-import { projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
+import { fleetFields, projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
 import { projectServiceClassIndex } from '../project/project-service-class-index.js';
 import { checkPageUrls } from '../render-pages/check-page-urls.js';
 import { renderPages } from '../render-pages/render-pages.js';
@@ -216,7 +216,7 @@ export function compile(input: CompileInput): CompileResult {
   // Signed before anything lists their sha256: the fleet card, the indexes, the pages and the manifest.
   if (input.signing) {
     // Signing rewrites each card whole: from here on each entry holds its whole card and text.
-    published.forEach((p, i) => (published[i] = { slug: p.slug, path: p.path, card: p.full?.() ?? p.card, text: p.text, sha256: p.sha256 }));
+    published.forEach((p, i) => (published[i] = { slug: p.slug, path: p.path, card: p.card, text: p.text, sha256: p.sha256 }));
     const bySlug = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
     diagnostics.push(...settle(signPublishedCards(published, input.signing, (slug) => bySlug.get(slug))));
   }
@@ -241,11 +241,11 @@ export function compile(input: CompileInput): CompileResult {
   requests.push({
     path: AGENT_INDEX_PATH,
     text: stableJson({
-      agents: published.map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
+      agents: published.map((p) => ({ slug: p.slug, card: fleetFields(p), path: p.path, sha256: p.sha256 })).map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
     }),
     inputs: allAgentInputs,
   });
-  requests.push({ path: SERVICE_CLASS_INDEX_PATH, text: stableJson(projectServiceClassIndex(published)), inputs: allAgentInputs });
+  requests.push({ path: SERVICE_CLASS_INDEX_PATH, text: stableJson(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) })))), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
   endPhase('project', `${published.length} cards, ${cardHits} from cache`);
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));

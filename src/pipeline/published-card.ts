@@ -10,19 +10,21 @@ export function cachedCardOf(card: AgentCard, text: string, sha256: string): Cac
   return { view: fleetView(card), bytes: encoder.encode(text), sha256 };
 }
 
-/** A published card read from its cached bytes: the fleet view for fleet-level outputs, the text and whole card decoded only when asked. */
+/** A published card read from its cached bytes: the fleet view for fleet-level outputs; the text and the whole card are decoded each time they are asked for. */
 export function publishedCardOf(slug: string, cached: CachedCard): PublishedCard {
   const { bytes } = cached;
   const text = () => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   return {
     slug,
     path: cardPathOf(slug),
-    card: cached.view,
+    view: cached.view,
     sha256: cached.sha256,
     bytes,
     get text() {
       return text();
     },
-    full: () => JSON.parse(text()) as AgentCard,
+    get card() {
+      return JSON.parse(text()) as AgentCard;
+    },
   };
 }

@@ -41,7 +41,7 @@ export const AGENT_PAGE_LINKS = { card: '.well-known/agent-card.json', fleet: '.
 
 /** The agent page's data from its published card and its blueprint (goals and boundaries live only there). */
 export function viewAgent(published: PublishedCard, blueprint: Entity, domainTitles: ReadonlyMap<string, string>, domains: readonly string[]): AgentView {
-  const card = published.full?.() ?? published.card;
+  const { card } = published;
   const persona = dig(blueprint.data, 'persona');
   const provenance = card.capabilities.extensions?.find((e) => e.uri === PROVENANCE_URI)?.params;
   return {
