@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -80,5 +80,18 @@ describe('stableJson without copying', () => {
     const unordered = { d: 1, a: 2 };
     expect(Object.keys(sortKeysDeep(unordered) as object)).toEqual(['a', 'd']);
     expect(unordered).toEqual({ d: 1, a: 2 });
+  });
+});
+
+describe('a released source whose file is gone', () => {
+  it('has no text, so a report still renders', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'knoc-source-'));
+    const file = path.join(dir, 'b.kno');
+    writeFileSync(file, 'slug: b\n');
+    const read = readSourceSync('b.kno', file, 'content');
+    if (!('source' in read)) throw new Error('unreadable');
+    releaseText(read.source);
+    rmSync(file);
+    expect(read.source.text).toBe('');
   });
 });

@@ -38,7 +38,7 @@ const releasers = new WeakMap<SourceFile, () => void>();
 export function sourceOfBytes(source: Omit<SourceFile, 'text'>, bytes: Buffer): SourceFile {
   let held: Buffer | undefined = bytes;
   const lazy = { ...source, suppressions: bytes.includes(SUPPRESSION_MARK) } as SourceFile;
-  Object.defineProperty(lazy, 'text', { enumerable: true, get: () => decode(held ?? readFileSync(source.absolutePath)) });
+  Object.defineProperty(lazy, 'text', { enumerable: true, get: () => decode(held ?? readAgain(source.absolutePath)) });
   releasers.set(lazy, () => (held = undefined));
   return lazy;
 }
@@ -50,6 +50,19 @@ export function sourceOfBytes(source: Omit<SourceFile, 'text'>, bytes: Buffer): 
  */
 export function releaseText(source: SourceFile): void {
   releasers.get(source)?.();
+}
+
+/**
+ * A released source's bytes, read for a report. A file changed since it was
+ * analysed gives its lines as they are now (the next build sees the change by
+ * its stamp); one that is gone gives no text, and its findings land at 1:1.
+ */
+function readAgain(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch {
+    return Buffer.alloc(0);
+  }
 }
 
 /** The text of UTF-8 bytes without a byte order mark, so columns on line 1 stay right. */
