@@ -212,6 +212,20 @@ describe('suppressions', () => {
     expect(JSON.parse(readFileSync(path.join(root, 'knoc-baseline.json'), 'utf8')).entries).toEqual([]);
   });
 
+  it('refuses to turn off or suppress a duplicate slug, which would publish two cards on one path', () => {
+    const root = copyRepo(happy);
+    const first = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    const twin = path.join(root, 'content/agent-blueprints/schema-reviewer-twin.kno');
+    writeFileSync(twin, readFileSync(first, 'utf8').replace(/^id: .*$/m, 'id: 01M80P61HEDVEMH4Q180FF4C9Y').replace(/^slug: (.*)$/m, '# knoc-disable-next-line KNO3003 -- the same agent twice\nslug: $1'));
+    const config = path.join(root, 'knoc.config.yaml');
+    writeFileSync(config, `${readFileSync(config, 'utf8')}\nrules:\n  KNO3003: off\n`);
+    const run = runCli(['build', '--root', root, '--format', 'json']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    const codes = JSON.parse(run.stdout).diagnostics.map((d: { code: string; file: string }) => `${d.code} ${d.file}`).sort();
+    expect(codes).toEqual(['KNO2040 knoc.config.yaml', 'KNO3003 content/agent-blueprints/schema-reviewer.kno', 'KNO6001 content/agent-blueprints/schema-reviewer-twin.kno']);
+  });
+
   it('refuses two reports on stdout, which no reader could parse', () => {
     const run = runCli(['check', '--root', happy, '--no-cache', '--format', 'json', '--format', 'sarif']);
     expect(run.status).toBe(2);

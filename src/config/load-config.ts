@@ -67,7 +67,7 @@ function unknownRuleCodes(entity: Entity): Diagnostic[] {
     .filter(isStructural)
     .map((code) => {
       const pointer = `/rules/${code}`;
-      return createDiagnostic('KNO2040', { detail: `\`rules\` changes \`${code}\`, a parse or schema error, which cannot be changed or turned off.` }, { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer, 'key'), hint: 'Fix the finding instead; parse and schema errors make an entity unreadable.' });
+      return createDiagnostic('KNO2040', { detail: `\`rules\` changes \`${code}\`, a parse, schema or duplicate-slug error, which cannot be changed or turned off.` }, { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer, 'key'), hint: 'Fix the finding instead; parse and schema errors make an entity unreadable, and a duplicate slug would put two cards on one path.' });
     });
   return [...fixed, ...Object.keys(rules)
     .filter((code) => lookupCode(code) === undefined)

@@ -781,10 +781,12 @@ export function lookupCode(code: string): CatalogueEntry | undefined {
 }
 
 /**
- * Parse and schema errors leave an entity unreadable, so no rule, suppression
- * or baseline may silence them: the entity would vanish from the output unseen.
+ * Parse and schema errors leave an entity unreadable, and a duplicate slug
+ * leaves two entities on one output path, so no rule, suppression or baseline
+ * may silence them: an entity would vanish from the output unseen, or two
+ * would be published as one.
  */
 export function isStructural(code: string): boolean {
   const entry = lookupCode(code);
-  return entry !== undefined && entry.severity === 'error' && (code.startsWith('KNO1') || code.startsWith('KNO2'));
+  return entry !== undefined && entry.severity === 'error' && (code.startsWith('KNO1') || code.startsWith('KNO2') || code === 'KNO3003');
 }

@@ -43,7 +43,7 @@ export function parseInlineSuppressions(file: string, text: string): { suppressi
         : badCode !== undefined
           ? `names \`${badCode}\`, which is not a knoc diagnostic code`
           : fixedCode !== undefined
-            ? `names \`${fixedCode}\`, a parse or schema error, which cannot be suppressed`
+            ? `names \`${fixedCode}\`, a parse, schema or duplicate-slug error, which cannot be suppressed`
             : reason === ''
               ? 'gives no reason'
               : undefined;
