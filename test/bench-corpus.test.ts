@@ -83,3 +83,35 @@ describe('benchmark corpus', () => {
     }
   });
 });
+
+describe('a large build in worker threads', () => {
+  it('reports findings, positions, code frames and suppressions exactly as a serial build, though it lets go of the files it analysed', async () => {
+    const root = emptyRepo();
+    const corpus = generateCorpus({ n: 240, domains: 30 });
+    writeCorpus(root, corpus);
+    const [first, second] = [...corpus.files.keys()].filter((f) => f.startsWith('content/agent-blueprints/')).sort();
+    // An unknown domain (found on the main thread, after the workers) and the same one, silenced by a comment.
+    const unknown = (file: string, comment: string) =>
+      writeFileSync(path.join(root, file), readFileSync(path.join(root, file), 'utf8').replace(/^( {4})domains: \[/m, `${comment}$1domains: [no-such-domain, `));
+    unknown(first!, '');
+    unknown(second!, '    # knoc-disable-next-line KNO3001 -- lands next week\n');
+    // A character beyond Latin-1 anywhere in a file, and one inside a value.
+    const third = path.join(root, [...corpus.files.keys()].filter((f) => f.startsWith('content/agent-blueprints/')).sort()[2]!);
+    writeFileSync(third, `# ── élan 🚀\n${readFileSync(third, 'utf8').replace(/^title: (.*)$/m, 'title: $1 — café 🚀')}`);
+    const serial = await check({ root, jobs: 1, cacheDir: false });
+    const parallel = await check({ root, jobs: 2, cacheDir: false });
+    expect(serial.diagnostics.map((d) => [d.code, d.file, d.range?.start.line, d.range?.start.column])).toEqual([['KNO3001', first, 19, 15]]);
+    expect(parallel.diagnostics).toEqual(serial.diagnostics);
+    expect(parallel.suppressed).toEqual(serial.suppressed);
+    expect(parallel.suppressed.map((d) => d.file)).toEqual([second]);
+    expect(parallel.sources.get(first!)).toBe(readFileSync(path.join(root, first!), 'utf8'));
+    // The CLI's code frame reads the line from the file.
+    const cli = spawnSync(process.execPath, [path.join(import.meta.dirname, '../bin/knoc.js'), 'check', '--root', root, '--jobs', '2', '--no-cache'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(cli.status).toBe(1);
+    expect(cli.stderr).toContain('domains: [no-such-domain, ');
+    const built = await build({ root, out: 'dist-parallel', jobs: 2, cacheDir: false });
+    const serialBuilt = await build({ root, out: 'dist-serial', jobs: 1, cacheDir: false });
+    expect(built.failed).toBe(true);
+    expect(serialBuilt.diagnostics).toEqual(built.diagnostics);
+  });
+});

@@ -14,10 +14,11 @@ export interface FileAnalysis {
   diagnostics: Diagnostic[];
 }
 
-/** A projected card's bytes, keyed by everything the card depends on. */
+/** A projected card's bytes (UTF-8) and its fleet view, keyed by everything the card depends on. */
 export interface CachedCard {
-  card: AgentCard;
-  text: string;
+  /** The fields of the card the fleet-level outputs read (`fleetView`). */
+  view: AgentCard;
+  bytes: Uint8Array;
   sha256: string;
 }
 

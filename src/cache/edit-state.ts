@@ -1,20 +1,24 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { KnocConfig } from '../model/config.js';
-import { DOMAIN_KIND, type Entity, type EntityData } from '../model/entity.js';
+import { AGENT_KIND, DOMAIN_KIND, type Entity, type EntityData } from '../model/entity.js';
 import { dig, isRecord } from '../model/guards.js';
 import type { ParseLimits } from '../model/limits.js';
 import type { SourceFile } from '../model/source-file.js';
 import { knocCodeStamp } from '../model/version.js';
 import { writeFramedFile } from './framed-file.js';
+import type { RecordedReport } from './stat-index.js';
 import type { AgentCard } from '../project/a2a-types.js';
 import { SERVICE_CLASS_URI } from '../project/extension-uris.js';
 
 const MAGIC = Buffer.from('KNOCEDIT');
-const FORMAT = 1;
+const FORMAT = 2;
 const FILE = 'edit-state.bin';
+const LOG_MAGIC = Buffer.from('KNOCELOG');
+const LOG_FORMAT = 1;
+const LOG_FILE = 'edit-log.bin';
 
 /**
  * What an incremental build needs to know about one bound entity of the last
@@ -88,31 +92,279 @@ export function fleetView(card: AgentCard): AgentCard {
   };
 }
 
-/** Writes the state atomically; a failure only costs the next edit its shortcut. */
-export function saveEditState(dir: string, state: EditState): void {
-  const payload = serialize({ knoc: knocCodeStamp(), state });
-  writeFramedFile(dir, FILE, MAGIC, FORMAT, payload);
+/**
+ * The state as it sits on disk: a head (everything but the per-entity records,
+ * plus each entity's identity in columns, the domains' records and how many
+ * agents perceive each domain slug) and the records one after another, each
+ * with its own sha256, so an edit reads the head and only the records of the
+ * files it changed.
+ */
+export interface EditHead extends Omit<EditState, 'entities'> {
+  /** Per entity, in bind order: report path, absolute path, `$schema` as written, slug and id ('' when absent). */
+  paths: string[];
+  absolutePaths: string[];
+  schemaRefs: string[];
+  slugs: string[];
+  ids: string[];
+  /** Every domain's record (all of its data), by position. */
+  domains: [number, EntityRecord][];
+  /** Over every bound agent: how many perceive each domain slug (the orphan-domain rule reads it). */
+  perceivedCount: Record<string, number>;
 }
 
-/** Loads the state written with the index whose token is `token`; undefined when absent, damaged, foreign or another build's. */
-export function loadEditState(dir: string, token: string): EditState | undefined {
+/** Writes the state atomically; a failure only costs the next edit its shortcut. */
+export function saveEditState(dir: string, state: EditState): void {
+  const records = state.entities.map((record) => serialize(record));
+  const offsets = new Float64Array(records.length + 1);
+  const digests = Buffer.alloc(32 * records.length);
+  records.forEach((bytes, i) => {
+    offsets[i + 1] = offsets[i]! + bytes.length;
+    createHash('sha256').update(bytes).digest().copy(digests, 32 * i);
+  });
+  const { entities, ...rest } = state;
+  const head: EditHead & { knoc: string; offsets: Float64Array; digests: Buffer; count: number } = {
+    ...rest,
+    knoc: knocCodeStamp(),
+    paths: entities.map((e) => e.path),
+    absolutePaths: entities.map((e) => e.absolutePath),
+    schemaRefs: entities.map((e) => e.schema ?? ''),
+    slugs: entities.map((e) => (typeof e.data.slug === 'string' ? e.data.slug : '')),
+    ids: entities.map((e) => (typeof e.data.id === 'string' ? e.data.id : '')),
+    count: entities.length,
+    domains: entities.flatMap((e, i): [number, EntityRecord][] => (parseKind(e.schema) === DOMAIN_KIND ? [[i, e]] : [])),
+    perceivedCount: perceivedCountOf(entities),
+    offsets,
+    digests,
+  };
+  // Columns go to disk as one string each, NUL-separated: one string deserialises in a copy, ten thousand strings take a while.
+  if (COLUMNS.some((column) => head[column].some((value) => value.includes('\u0000')))) throw new Error('a value holds NUL');
+  const headBytes = serialize({ ...head, ...Object.fromEntries(COLUMNS.map((column) => [column, head[column].join('\u0000')])) });
+  const prefix = Buffer.alloc(MAGIC.length + 8);
+  MAGIC.copy(prefix);
+  prefix.writeUInt32BE(FORMAT, MAGIC.length);
+  prefix.writeUInt32BE(headBytes.length, MAGIC.length + 4);
+  writeAtomically(dir, FILE, [prefix, createHash('sha256').update(headBytes).digest(), headBytes, ...records]);
+}
+
+/** How many bound agents perceive each domain slug, counting an agent once per mention (as the orphan rule reads them). */
+export function perceivedCountOf(records: readonly EntityRecord[]): Record<string, number> {
+  const count: Record<string, number> = {};
+  for (const record of records) if (parseKind(record.schema) === AGENT_KIND) countPerception(count, record.data, 1);
+  return count;
+}
+
+/** Adds (`by` 1) or removes (`by` -1) one agent's perceived domains. */
+export function countPerception(count: Record<string, number>, data: EntityData, by: 1 | -1): void {
+  const domains = dig(data, 'persona', 'perception', 'domains');
+  if (!Array.isArray(domains)) return;
+  for (const slug of domains) {
+    if (typeof slug !== 'string') continue;
+    const next = (Object.hasOwn(count, slug) ? count[slug]! : 0) + by;
+    if (next === 0) delete count[slug];
+    else count[slug] = next;
+  }
+}
+
+/** Thrown when a column of a state whose checksum held does not have one value per entity. */
+export class DamagedState extends Error {
+  constructor() {
+    super('the edit state is damaged');
+  }
+}
+
+/** The per-entity columns of the head. */
+const COLUMNS = ['paths', 'absolutePaths', 'schemaRefs', 'slugs', 'ids'] as const;
+
+/** An open state: the head, and each entity's record read when asked for. */
+export interface OpenEditState {
+  head: EditHead;
+  /** The record at a bind position, as the last build left it (edits since the full build included); undefined when unreadable. */
+  record(position: number): EntityRecord | undefined;
+  /** Every record, in bind order; undefined when any is unreadable. */
+  all(): EntityRecord[] | undefined;
+  close(): void;
+}
+
+/**
+ * Opens the state written with the index whose token is `token`: reads and
+ * checks the head only. `overlay` are the records and settings edits since
+ * then changed (the edit log). Undefined when absent, damaged, foreign or
+ * another build's.
+ */
+export function openEditState(dir: string, token: string, overlay?: Pick<EditLog, 'records' | 'complete' | 'suppressedByFile' | 'perceivedCount'>): OpenEditState | undefined {
   if (token === '') return undefined;
-  let bytes: Buffer;
+  let fd: number;
   try {
-    bytes = readFileSync(path.join(dir, FILE));
+    fd = openSync(path.join(dir, FILE), 'r');
   } catch {
     return undefined;
   }
-  const header = MAGIC.length + 4 + 32;
-  if (bytes.length < header || !bytes.subarray(0, MAGIC.length).equals(MAGIC) || bytes.readUInt32BE(MAGIC.length) !== FORMAT) return undefined;
-  const payload = bytes.subarray(header);
-  if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(MAGIC.length + 4, header))) return undefined;
   try {
-    const data: unknown = deserialize(payload);
-    if (!isRecord(data) || data.knoc !== knocCodeStamp() || !isRecord(data.state) || data.state.token !== token) return undefined;
-    return data.state as unknown as EditState;
+    const prefix = Buffer.alloc(MAGIC.length + 8 + 32);
+    if (readSync(fd, prefix, 0, prefix.length, 0) !== prefix.length || !prefix.subarray(0, MAGIC.length).equals(MAGIC) || prefix.readUInt32BE(MAGIC.length) !== FORMAT) throw new Error('not a state');
+    const headLength = prefix.readUInt32BE(MAGIC.length + 4);
+    const headBytes = Buffer.alloc(headLength);
+    if (readSync(fd, headBytes, 0, headLength, prefix.length) !== headLength || !createHash('sha256').update(headBytes).digest().equals(prefix.subarray(MAGIC.length + 8))) throw new Error('damaged');
+    const head = deserialize(headBytes) as EditHead & { knoc: unknown; offsets: unknown; digests: unknown; count: unknown };
+    if (!isRecord(head) || head.knoc !== knocCodeStamp() || head.token !== token || !(head.offsets instanceof Float64Array) || !Buffer.isBuffer(head.digests) || typeof head.count !== 'number') throw new Error('foreign');
+    const { offsets, digests, count } = head;
+    // Each column is split when first read; a column that does not split into one value per entity is damage.
+    for (const column of COLUMNS) {
+      const joined = head[column] as unknown;
+      if (typeof joined !== 'string') throw new Error('damaged');
+      let split: string[] | undefined;
+      Object.defineProperty(head, column, {
+        get: () => {
+          split ??= count === 0 ? [] : joined.split('\u0000');
+          if (split.length !== count) throw new DamagedState();
+          return split;
+        },
+      });
+    }
+    if (offsets.length !== count + 1 || digests.length !== 32 * count) throw new Error('damaged');
+    const base = prefix.length + headLength;
+    const changed = new Map(overlay?.records ?? []);
+    if (overlay) {
+      head.complete = overlay.complete;
+      head.suppressedByFile = overlay.suppressedByFile;
+      head.perceivedCount = overlay.perceivedCount;
+      head.domains = head.domains.map(([i, record]) => [i, changed.get(i) ?? record]);
+    }
+    const record = (position: number): EntityRecord | undefined => {
+      if (changed.has(position)) return changed.get(position);
+      if (!(position >= 0 && position < count)) return undefined;
+      const length = offsets[position + 1]! - offsets[position]!;
+      const bytes = Buffer.alloc(length);
+      try {
+        if (readSync(fd, bytes, 0, length, base + offsets[position]!) !== length) return undefined;
+        if (!createHash('sha256').update(bytes).digest().equals(digests.subarray(32 * position, 32 * position + 32))) return undefined;
+        return deserialize(bytes) as EntityRecord;
+      } catch {
+        return undefined;
+      }
+    };
+    return {
+      head,
+      record,
+      all() {
+        const records: EntityRecord[] = [];
+        for (let i = 0; i < count; i++) {
+          const found = record(i);
+          if (!found) return undefined;
+          records.push(found);
+        }
+        return records;
+      },
+      close: () => closeSync(fd),
+    };
+  } catch {
+    closeSync(fd);
+    return undefined;
+  }
+}
+
+/** Loads the whole state written with the index whose token is `token`; undefined when absent, damaged, foreign or another build's. */
+export function loadEditState(dir: string, token: string): EditState | undefined {
+  const open = openEditState(dir, token);
+  if (!open) return undefined;
+  try {
+    const entities = open.all();
+    if (!entities) return undefined;
+    const { head } = open;
+    return {
+      token: head.token,
+      schemaSetDigest: head.schemaSetDigest,
+      ...(head.limits ? { limits: head.limits } : {}),
+      config: head.config,
+      ...(head.configPath !== undefined ? { configPath: head.configPath } : {}),
+      complete: head.complete,
+      specs: head.specs,
+      schemas: head.schemas,
+      entities,
+      suppressedByFile: head.suppressedByFile,
+    };
+  } finally {
+    open.close();
+  }
+}
+
+/**
+ * What edits changed since the state and the index were written, kept in a
+ * small file of its own so an edit never rewrites either: the stat-index
+ * entries it re-stamped, the report, and the records and settings of the
+ * state it changed. Valid only with the index and state named `baseToken`.
+ */
+export interface EditLog {
+  baseToken: string;
+  /** Stat-index positions re-stamped: the five numbers (size, mtime, ctime, inode, folder) and the sha256. */
+  slots: [number, number[], string][];
+  report: RecordedReport;
+  records: [number, EntityRecord][];
+  complete: boolean;
+  suppressedByFile: Record<string, number>;
+  perceivedCount: Record<string, number>;
+}
+
+/** Writes the log atomically; returns its size in bytes. */
+export function saveEditLog(dir: string, log: EditLog): number {
+  const payload = serialize({ knoc: knocCodeStamp(), log });
+  writeFramedFile(dir, LOG_FILE, LOG_MAGIC, LOG_FORMAT, payload);
+  return payload.length;
+}
+
+/** The log of edits made since the index named `baseToken`, with its file's mtime; undefined when there is none for it. */
+export function loadEditLog(dir: string, baseToken: string): { log: EditLog; writtenMs: number } | undefined {
+  if (baseToken === '') return undefined;
+  const file = path.join(dir, LOG_FILE);
+  let bytes: Buffer;
+  let writtenMs: number;
+  try {
+    writtenMs = statSync(file).mtimeMs;
+    bytes = readFileSync(file);
   } catch {
     return undefined;
+  }
+  const header = LOG_MAGIC.length + 4 + 32;
+  if (bytes.length < header || !bytes.subarray(0, LOG_MAGIC.length).equals(LOG_MAGIC) || bytes.readUInt32BE(LOG_MAGIC.length) !== LOG_FORMAT) return undefined;
+  const payload = bytes.subarray(header);
+  if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(LOG_MAGIC.length + 4, header))) return undefined;
+  try {
+    const data: unknown = deserialize(payload);
+    if (!isRecord(data) || data.knoc !== knocCodeStamp() || !isRecord(data.log) || data.log.baseToken !== baseToken) return undefined;
+    return { log: data.log as unknown as EditLog, writtenMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the log: a new index and state begin without edits. */
+export function dropEditLog(dir: string): void {
+  rmSync(path.join(dir, LOG_FILE), { force: true });
+}
+
+function parseKind(schema: string | undefined): string | undefined {
+  if (schema === undefined) return undefined;
+  const at = schema.lastIndexOf('@');
+  return at <= 0 || at === schema.length - 1 ? undefined : schema.slice(0, at);
+}
+
+function writeAtomically(dir: string, file: string, parts: readonly Buffer[]): void {
+  mkdirSync(dir, { recursive: true });
+  const temp = path.join(dir, `.${file}.${randomBytes(6).toString('hex')}`);
+  try {
+    const fd = openSync(temp, 'w');
+    try {
+      for (let at = 0; at < parts.length; at += 1024) {
+        const chunk = Buffer.concat(parts.slice(at, at + 1024));
+        for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path.join(dir, file));
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -15,7 +15,13 @@ export function writeFramedFile(dir: string, file: string, magic: Buffer, format
   mkdirSync(dir, { recursive: true });
   const temp = path.join(dir, `.${file}.${randomBytes(6).toString('hex')}`);
   try {
-    writeFileSync(temp, Buffer.concat([header, digest, payload]));
+    // Three writes rather than one concatenation, which would copy the whole payload once more.
+    const fd = openSync(temp, 'w');
+    try {
+      for (const part of [header, digest, payload]) writeSync(fd, part);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temp, path.join(dir, file));
   } catch (error) {
     rmSync(temp, { force: true });

@@ -6,6 +6,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { listingOf, type FileStamp } from '../model/file-stamp.js';
 import { isRecord } from '../model/guards.js';
 import { knocCodeStamp } from '../model/version.js';
+import { loadEditLog, type EditLog } from './edit-state.js';
 import { writeFramedFile } from './framed-file.js';
 
 const MAGIC = Buffer.from('KNOCSTAT');
@@ -78,6 +79,8 @@ export interface LoadedStatIndex {
   key: string;
   /** The token of the edit state written with it; empty when none was. */
   token: string;
+  /** The edits recorded since it was written (already applied to the columns and the report). */
+  log?: EditLog;
 }
 
 /**
@@ -110,7 +113,17 @@ export function loadStatIndex(dir: string, key: string | undefined): LoadedStatI
   const paths = data.paths.split('\u0000');
   const sha256 = data.sha256.split('\u0000');
   if (sha256.length !== paths.length || data.numbers.length !== paths.length * 5) return undefined;
-  return { paths, numbers: data.numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs, key: typeof data.key === 'string' ? data.key : '', token: typeof data.token === 'string' ? data.token : '' };
+  const token = typeof data.token === 'string' ? data.token : '';
+  const index: LoadedStatIndex = { paths, numbers: data.numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs, key: typeof data.key === 'string' ? data.key : '', token };
+  // Edits since then re-stamped a few entries and changed the report; the log is as new as its file, so the racy check starts there.
+  const edited = loadEditLog(dir, token);
+  if (!edited) return index;
+  for (const [slot, numbers, digest] of edited.log.slots) {
+    if (!(slot >= 0 && slot < paths.length) || numbers.length !== 5) return undefined;
+    index.numbers.set(numbers, slot * 5);
+    index.sha256[slot] = digest;
+  }
+  return { ...index, report: edited.log.report, writtenMs: Math.max(writtenMs, edited.writtenMs), log: edited.log };
 }
 
 /** Entries as columns, the form `unchangedSince` checks. */

@@ -7,7 +7,7 @@ import type { Diagnostic, Range } from '../diagnostics/diagnostic.js';
 import { sha256Hex } from '../model/digest.js';
 import { DEFAULT_LIMITS, sameLimits, type ParseLimits } from '../model/limits.js';
 import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
-import type { SourceFile } from '../model/source-file.js';
+import { sourceOfBytes, type SourceFile } from '../model/source-file.js';
 import { firstInvalidUtf8, rangeAtByte } from './invalid-utf8.js';
 import { formatBytes } from '../model/format-bytes.js';
 
@@ -192,7 +192,7 @@ export function readSourceSync(relative: string, absolute: string, origin: Sourc
       const bound = yamlBounds(relative, text, limits);
       if (bound) return { diagnostic: bound };
     }
-    const source: SourceFile = { path: relative, absolutePath: absolute, text, sha256: sha256Hex(bytes), origin, stamp };
+    const source = sourceOfBytes({ path: relative, absolutePath: absolute, sha256: sha256Hex(bytes), origin, stamp }, bytes);
     if (!sameLimits(limits, DEFAULT_LIMITS)) source.limits = limits;
     return { source };
   } catch (error) {

@@ -1,4 +1,5 @@
-import { Parser } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { Range } from '../diagnostics/diagnostic.js';
 
 /**
@@ -54,6 +55,8 @@ export function findWideMapping(text: string, limit: number): WideMapping | unde
   type Item = { start?: { offset: number; source: string }[]; key?: Node | null; sep?: unknown[]; value?: Node | null };
   const stack: Node[] = [];
   try {
+    // yaml is loaded only for such a file: reading an ordinary one (an incremental build) never loads it.
+    const { Parser } = createRequire(import.meta.url)('yaml') as typeof Yaml;
     for (const token of new Parser().parse(text)) stack.push(token as Node);
   } catch {
     // The parser proper reports whatever the concrete syntax tree chokes on.

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
@@ -14,13 +15,15 @@ export interface PlannedOutput {
   size: number;
   /** Input paths this output depends on, sorted. */
   inputs: string[];
+  /** Writes the bytes to a new file, when that is cheaper than making them (an incremental build copies an old file and patches it). */
+  writeTo?: (file: string) => void;
 }
 
 /** What a projection asks to emit: its text, or (when an earlier build rendered the same thing) its hash, size and a way to render it again. */
 export type OutputRequest = {
   path: string;
   inputs: readonly string[];
-} & ({ text: string; /** sha256 of `text`, when already known. */ sha256?: string } | { lazy: LazyText });
+} & ({ text: string; /** sha256 of `text`, when already known. */ sha256?: string } | { bytes: Uint8Array; sha256: string } | { lazy: LazyText });
 
 /** Text known by its hash and size, rendered only when its bytes are needed (to write them, or to compare). */
 export interface LazyText {
@@ -35,20 +38,21 @@ export const MANIFEST_PATH = 'manifest.json';
 
 /** Hashes every requested output and adds `manifest.json`, which records every output and input. */
 export function planOutputs(requests: readonly OutputRequest[], inputs: readonly Entity[], schemaSetDigest: string): PlannedOutput[] {
-  const content = requests.map((r) => ('lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : plan(r.path, r.text, r.inputs, r.sha256)));
+  const content = requests.map((r) => ('lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : 'bytes' in r ? planBytes(r.path, r.bytes, r.sha256, r.inputs) : plan(r.path, r.text, r.inputs, r.sha256)));
   const headers = plan(HEADERS_PATH, projectHeaders(content), content.flatMap((o) => o.inputs));
   const planned = [...content, headers].sort(byPath);
   planned.forEach((o, i) => {
     // Invariant: every path is normalised, relative, and planned once.
     if (path.posix.normalize(o.path) !== o.path || o.path.startsWith('/') || o.path.startsWith('..') || planned[i - 1]?.path === o.path) throw new Error(`invalid or duplicate output path: ${o.path}`);
   });
+  // Keys in code-unit order as written, so stableJson writes the manifest without copying it.
   const manifest = {
-    knoc: KNOC_VERSION,
-    schemaSetDigest: `sha256:${schemaSetDigest}`,
     inputs: [...inputs]
       .sort((a, b) => byPath(a.source, b.source))
-      .map((e) => ({ path: e.source.path, sha256: e.source.sha256, entityDigest: `sha256:${e.digest}` })),
-    outputs: planned.map(({ path, sha256, size, inputs: from }) => ({ path, sha256, size, inputs: from })),
+      .map((e) => ({ entityDigest: `sha256:${e.digest}`, path: e.source.path, sha256: e.source.sha256 })),
+    knoc: KNOC_VERSION,
+    outputs: planned.map(({ path, sha256, size, inputs: from }) => ({ inputs: from, path, sha256, size })),
+    schemaSetDigest: `sha256:${schemaSetDigest}`,
   };
   return [...planned, plan(MANIFEST_PATH, stableJson(manifest), [])].sort(byPath);
 }
@@ -62,6 +66,19 @@ function plan(path: string, text: string, inputs: readonly string[], sha256?: st
     inputs: [...new Set(inputs)].sort(),
     get bytes(): Buffer {
       return Buffer.from(text, 'utf8');
+    },
+  };
+}
+
+/** An output whose UTF-8 bytes are already made and hashed (a card kept as bytes). */
+function planBytes(path: string, bytes: Uint8Array, sha256: string, inputs: readonly string[]): PlannedOutput {
+  return {
+    path,
+    sha256,
+    size: bytes.byteLength,
+    inputs: [...new Set(inputs)].sort(),
+    get bytes(): Buffer {
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
   };
 }
@@ -81,6 +98,15 @@ function planLazy(path: string, lazy: LazyText, inputs: readonly string[]): Plan
       return bytes;
     },
   };
+}
+
+/**
+ * Lets go of the outputs' texts once they are published in `outDir`: from
+ * then on each output's bytes are read back from its file when asked, so a
+ * build does not hold every output it has written while it records its cache.
+ */
+export function readBackFrom(outputs: readonly PlannedOutput[], outDir: string): void {
+  for (const output of outputs) Object.defineProperty(output, 'bytes', { configurable: true, enumerable: true, get: () => readFileSync(path.join(outDir, output.path)) });
 }
 
 function byPath(a: { path: string }, b: { path: string }): number {

@@ -277,12 +277,12 @@ export function discardEarlyStage(stage: EarlyStage): void {
  * the folders it needs once; one another thread created first is taken as it is.
  * Throws on any failure: the caller then abandons the stage.
  */
-export function stageWriter(dir: string): (relative: string, bytes: string | Buffer) => void {
+export function stageWriter(dir: string): (relative: string, bytes: string | Uint8Array) => void {
   const stage = { dir, dirs: new Set([dir]) };
   return (relative, bytes) => writeStaged(stage, relative, bytes);
 }
 
-function writeStaged(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, bytes: string | Buffer): void {
+function writeStaged(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, bytes: string | Uint8Array): void {
   const target = confined(stage.dir, relative);
   const missing: string[] = [];
   for (let dir = path.dirname(target); !stage.dirs.has(dir); dir = path.dirname(dir)) missing.push(dir);
@@ -354,7 +354,10 @@ async function publishThroughJournal(outDir: string, changed: readonly PlannedOu
   try {
     const targets = changed.map((output) => ({ output, target: confined(stage, output.path) }));
     for (const dir of [...new Set(targets.map((t) => path.dirname(t.target)))].sort()) mkdirSync(dir, { recursive: true });
-    for (const { output, target } of targets) writeFileSync(target, output.bytes);
+    for (const { output, target } of targets) {
+      if (output.writeTo) output.writeTo(target);
+      else writeFileSync(target, output.bytes);
+    }
     const journal: Journal = { stage: stageName, write: [...changed.map((o) => o.path).filter((p) => p !== MANIFEST), ...changed.map((o) => o.path).filter((p) => p === MANIFEST)], remove: [...removed] };
     const temp = `${journalFile}.${randomBytes(6).toString('hex')}`;
     await writeFile(temp, JSON.stringify(journal));

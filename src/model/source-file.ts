@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { FileStamp } from './file-stamp.js';
 import type { ParseLimits } from './limits.js';
 
@@ -16,4 +17,55 @@ export interface SourceFile {
   stamp?: FileStamp;
   /** The parse limits the file is read under, when the config sets other than the defaults. */
   limits?: ParseLimits;
+  /** False when the text is known to hold no inline suppression comment, so the suppressor need not read it. */
+  suppressions?: boolean;
+}
+
+/** What an inline suppression comment holds; a file without it has none. */
+export const SUPPRESSION_MARK = 'knoc-disable-next-line';
+
+/** Sources whose bytes may be let go, by the function that does it. */
+const releasers = new WeakMap<SourceFile, () => void>();
+
+/**
+ * A source whose text is decoded from its UTF-8 bytes each time it is read: a
+ * build holds every file's bytes, about half the memory of the same text as a
+ * string (text with any character beyond Latin-1 takes two bytes a character).
+ * The bytes are not a property, so copying the source (to a worker thread)
+ * copies its text. Once `releaseText` lets the bytes go, the text is read
+ * again from the file if a report asks for it.
+ */
+export function sourceOfBytes(source: Omit<SourceFile, 'text'>, bytes: Buffer): SourceFile {
+  let held: Buffer | undefined = bytes;
+  const lazy = { ...source, suppressions: bytes.includes(SUPPRESSION_MARK) } as SourceFile;
+  Object.defineProperty(lazy, 'text', { enumerable: true, get: () => decode(held ?? readAgain(source.absolutePath)) });
+  releasers.set(lazy, () => (held = undefined));
+  return lazy;
+}
+
+/**
+ * Lets go of a source's bytes once it is analysed: positions and code frames,
+ * needed only for a finding, then come from the file on disk. Sources that are
+ * not backed by a file this way are left alone.
+ */
+export function releaseText(source: SourceFile): void {
+  releasers.get(source)?.();
+}
+
+/**
+ * A released source's bytes, read for a report. A file changed since it was
+ * analysed gives its lines as they are now (the next build sees the change by
+ * its stamp); one that is gone gives no text, and its findings land at 1:1.
+ */
+function readAgain(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
+
+/** The text of UTF-8 bytes without a byte order mark, so columns on line 1 stay right. */
+function decode(bytes: Buffer): string {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.toString('utf8', 3) : bytes.toString('utf8');
 }

@@ -1,15 +1,38 @@
 import { isRecord, setOwn } from './guards.js';
 
-/** Copies a JSON tree with every mapping's keys in code-unit order. */
+/**
+ * A JSON tree with every mapping's keys in code-unit order. Only what is out
+ * of order is copied: a plain tree already in order (the manifest, which is
+ * built that way) is returned as it is, so writing it needs no second copy.
+ */
 export function sortKeysDeep(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeysDeep);
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  // The default sort compares UTF-16 code units, the order wanted, without calling back into JavaScript.
-  for (const key of Object.keys(value).sort()) {
-    if (value[key] !== undefined) setOwn(out, key, sortKeysDeep(value[key]));
+  if (Array.isArray(value)) {
+    const items = value.map(sortKeysDeep);
+    return items.every((item, i) => item === value[i]) ? value : items;
   }
-  return out;
+  if (!isRecord(value)) return value;
+  const keys = Object.keys(value);
+  // The default sort compares UTF-16 code units, the order wanted, without calling back into JavaScript.
+  const sorted = [...keys].sort();
+  let same = isPlain(value);
+  const out: Record<string, unknown> = {};
+  sorted.forEach((key, i) => {
+    const item = value[key];
+    if (item === undefined) {
+      same = false;
+      return;
+    }
+    const copy = sortKeysDeep(item);
+    if (copy !== item || keys[i] !== key) same = false;
+    setOwn(out, key, copy);
+  });
+  return same ? value : out;
+}
+
+/** A plain object: nothing but its own properties decides how it is written. */
+function isPlain(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) && !('toJSON' in value);
 }
 
 /** Deterministic JSON text: sorted keys, two-space indent, trailing newline. */

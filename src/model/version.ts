@@ -38,6 +38,14 @@ function computeBuildId(): string {
  * index uses it, since everything it trusts is a stamp.
  */
 export function knocCodeStamp(): string {
+  codeStamp ??= stampCode();
+  return codeStamp;
+}
+
+/** Computed once per process: the stat index, the edit state and its log all ask for it. */
+let codeStamp: string | undefined;
+
+function stampCode(): string {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const hash = createHash('sha256').update(KNOC_VERSION);
   const walk = (dir: string) => {

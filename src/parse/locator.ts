@@ -1,5 +1,15 @@
-import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import type { Range } from '../diagnostics/diagnostic.js';
+
+// yaml is loaded when a position is first asked for: a build that only splits and joins pointers (the incremental build) never loads it.
+let yaml: typeof Yaml | undefined;
+const yamlModule = (): typeof Yaml => (yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+const isMap = ((node: unknown) => yamlModule().isMap(node)) as typeof Yaml.isMap;
+const isPair = ((node: unknown) => yamlModule().isPair(node)) as typeof Yaml.isPair;
+const isScalar = ((node: unknown) => yamlModule().isScalar(node)) as typeof Yaml.isScalar;
+const isSeq = ((node: unknown) => yamlModule().isSeq(node)) as typeof Yaml.isSeq;
 
 /** Which part of a mapping entry a range should cover. */
 export type Target = 'key' | 'value';
@@ -33,7 +43,7 @@ export class LazyLocator implements Locate {
   private inner: Locator | undefined;
 
   constructor(
-    private readonly text: string,
+    private readonly text: string | (() => string),
     private readonly parse: (text: string) => Locator,
   ) {}
 
@@ -50,7 +60,7 @@ export class LazyLocator implements Locate {
   }
 
   private locator(): Locator {
-    this.inner ??= this.parse(this.text);
+    this.inner ??= this.parse(typeof this.text === 'string' ? this.text : this.text());
     return this.inner;
   }
 }

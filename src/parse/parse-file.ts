@@ -1,7 +1,8 @@
+import { narrowStrings } from '../model/narrow-strings.js';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { Entity, SchemaRef } from '../model/entity.js';
+import type { Entity } from '../model/entity.js';
 import { digestOf } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
 import { DEFAULT_LIMITS, type ParseLimits } from '../model/limits.js';
@@ -11,6 +12,7 @@ import type { SourceFile } from '../model/source-file.js';
 import { findDuplicateKeys, findUnrepresentable } from './duplicate-keys.js';
 import { LazyLocator, Locator } from './locator.js';
 import { locateSyntaxError, sentence } from './syntax-error.js';
+import { parseSchemaRef } from './schema-ref.js';
 
 /** Result of parsing one file: an entity when the YAML is a well-formed mapping. */
 export interface ParseResult {
@@ -26,8 +28,8 @@ function parseYaml(text: string): { doc: Document.Parsed; locator: Locator } {
   return { doc, locator: new Locator(doc, lineCounter) };
 }
 
-/** A locator for text that already parsed cleanly once; it parses again only when a position is needed. */
-export function lazyLocator(text: string): LazyLocator {
+/** A locator for text that already parsed cleanly once; it parses again only when a position is needed (and reads a lazy text only then). */
+export function lazyLocator(text: string | (() => string)): LazyLocator {
   return new LazyLocator(text, (t) => parseYaml(t).locator);
 }
 
@@ -35,8 +37,10 @@ export function lazyLocator(text: string): LazyLocator {
 export function parseFile(source: SourceFile): ParseResult {
   const limits = source.limits ?? DEFAULT_LIMITS;
   // Most files are plain block YAML: read those without building a syntax tree; positions come later, if a finding needs one.
-  const fast = fastParseYaml(source.text, limits.maxDepth);
-  if (isRecord(fast)) return { entity: { source, data: fast, locator: lazyLocator(source.text), schema: parseSchemaRef(fast.$schema), digest: digestOf(fast) }, diagnostics: [] };
+  const text = source.text;
+  const fast = fastParseYaml(text, limits.maxDepth);
+  if (isRecord(fast)) narrowStrings(fast, text);
+  if (isRecord(fast)) return { entity: { source, data: fast, locator: lazyLocator(() => source.text), schema: parseSchemaRef(fast.$schema), digest: digestOf(fast) }, diagnostics: [] };
   return parseFileFully(source, limits);
 }
 
@@ -76,16 +80,11 @@ export function parseFileFully(source: SourceFile, limits: ParseLimits = source.
     const range = locator.rangeOf('');
     return { diagnostics: [createDiagnostic('KNO1003', { found: describeRoot(data) }, { file: source.path, range })] };
   }
+  narrowStrings(data, source.text);
   return { entity: { source, data, locator, schema: parseSchemaRef(data.$schema), digest: digestOf(data) }, diagnostics: [] };
 }
 
-/** Splits `name@version`; anything else is undefined. */
-export function parseSchemaRef(value: unknown): SchemaRef | undefined {
-  if (typeof value !== 'string') return undefined;
-  const at = value.lastIndexOf('@');
-  if (at <= 0 || at === value.length - 1) return undefined;
-  return { name: value.slice(0, at), version: value.slice(at + 1) };
-}
+export { parseSchemaRef } from './schema-ref.js';
 
 /**
  * Every duplicate key, plus the first other YAML error: after one syntax error

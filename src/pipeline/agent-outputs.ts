@@ -10,6 +10,7 @@ import { projectAgentCard } from '../project/project-agent-card.js';
 import { pageTemplates } from '../render-pages/page-templates.js';
 import { agentPageKeys, agentPagePathOf, domainInfo, renderAgentPage } from '../render-pages/render-pages.js';
 import { perceivedDomains } from '../resolve/resolve-references.js';
+import { cachedCardOf } from './published-card.js';
 
 /**
  * What a worker thread needs to project an agent's card and render its page as
@@ -68,7 +69,7 @@ export function agentOutputs(agent: Entity, diagnostics: readonly Diagnostic[], 
   // Encoded once: hashed, measured and written as these bytes.
   const page = Buffer.from(renderAgentPage(published, agent, titles, perceived, context.fleetName), 'utf8');
   return {
-    card: { key: cardKey(agent.digest, `${agent.schema.name}@${agent.schema.version}`, cardSettingsKey(context.baseUrl, context.inferServiceClass)), path: published.path, value: { card, text, sha256 } },
+    card: { key: cardKey(agent.digest, `${agent.schema.name}@${agent.schema.version}`, cardSettingsKey(context.baseUrl, context.inferServiceClass)), path: published.path, value: cachedCardOf(card, text, sha256) },
     page: { key: cacheKey, path: agentPagePathOf(slug), value: { sha256: sha256Hex(page), size: page.length }, bytes: page },
   };
 }

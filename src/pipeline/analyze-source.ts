@@ -14,7 +14,7 @@ export function analyzeSource(source: SourceFile, validate: (entity: Entity) => 
 
 /** An entity rebuilt from its analysed data; positions are found by parsing again only if a finding needs one. */
 export function entityFrom(source: SourceFile, data: EntityData, digest: string): Entity {
-  return { source, data, digest, locator: lazyLocator(source.text), schema: parseSchemaRef(data.$schema) };
+  return { source, data, digest, locator: lazyLocator(() => source.text), schema: parseSchemaRef(data.$schema) };
 }
 
 /** A file's analysis, recalled from the cache when its content key is there, else made and remembered. */

@@ -44,14 +44,14 @@ const setup = workerData as WorkerSetup;
 const specs: Entity[] = setup.specs.map(({ source, data, digest }) => entityFrom(source, data, digest));
 const { registry } = createSpecRegistry(specs);
 let context: { value: AgentOutputContext; titles: Map<string, string> } | undefined;
-let write: ((relative: string, bytes: string | Buffer) => void) | undefined;
+let write: ((relative: string, bytes: string | Uint8Array) => void) | undefined;
 let stageFailed = false;
 
 /** Writes one agent's card and page into the early stage; false, and no more writes, once one fails. */
 function stage(made: AgentOutputs): boolean {
   if (!write || stageFailed) return false;
   try {
-    write(made.card.path, made.card.value.text);
+    write(made.card.path, made.card.value.bytes);
     write(made.page.path, made.page.bytes);
     return true;
   } catch {

@@ -6,7 +6,7 @@ import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.j
 import { availableParallelism } from 'node:os';
 import { analysisKey, createBuildCache, type BuildCache } from '../cache/analysis-cache.js';
 import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
-import type { PlannedOutput } from '../emit/plan-outputs.js';
+import { readBackFrom, type PlannedOutput } from '../emit/plan-outputs.js';
 import { discover, FILE_START, readRepositoryFile, type Discovery } from '../discover/discover.js';
 import { configuredLimits, readConfigFile } from '../config/read-config.js';
 import { KEY_FILE_LIMIT, readGivenFile } from '../discover/read-given-file.js';
@@ -17,7 +17,6 @@ import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
 import { discardEarlyStage, openEarlyStage, recordStaged, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
-import type { SourceFile } from '../model/source-file.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
@@ -34,6 +33,9 @@ import { editStateOf } from './edit-record.js';
 import { sha256Hex } from '../model/digest.js';
 
 export { BASELINE_FILE, DEFAULT_CACHE_DIR } from './up-to-date.js';
+import { releaseMemory } from './release-memory.js';
+import { releaseText, type SourceFile } from '../model/source-file.js';
+
 
 /** Options for a build or a check. */
 export interface BuildOptions extends GateOptions {
@@ -128,6 +130,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
   const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs);
   if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files` });
+  // A large build lets go of what parsing left behind before compiling: the workers' messages, and the bytes
+  // of every file they analysed (a finding's position or code frame reads the file again).
+  if (!options.memoryCache) for (const source of discovery.content) if (prewarmed.has(source.path)) releaseText(source);
+  if (prewarmed.size >= RELEASE_THRESHOLD) releaseMemory();
   const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
   const result = compile({
     discovery,
@@ -141,10 +147,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
   });
-  // Rewrite the cache file only when this build added to it, or when most of it went stale.
-  const stale = cache.analyses.size + cache.cards.size > 2 * cache.used.size;
-  if (cacheDir && loaded && !options.memoryCache && (cache.dirty || stale)) await saveCacheFile(cacheDir, cache).catch(() => undefined);
-  cache.dirty = false;
+  if (result.outputs.length >= RELEASE_THRESHOLD) releaseMemory();
   if (options.verifyDeterminism) {
     // ES256 signatures are randomised: the second build keeps the first build's, as a rebuild keeps the published ones.
     const again = compile({
@@ -192,9 +195,16 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   }
   // Published (renamed away), or not published at all: either way nothing of it stays beside the output folder.
   if (stage) discardEarlyStage(stage);
+  // What is published can be read back: the texts go before the cache and the index are written.
+  if (written && options.publishMode !== 'in-place') readBackFrom(result.outputs, outDir);
+  // Rewrite the cache file only when this build added to it, or when most of it went stale.
+  const stale = cache.analyses.size + cache.cards.size > 2 * cache.used.size;
+  if (cacheDir && loaded && !options.memoryCache && (cache.dirty || stale)) await saveCacheFile(cacheDir, cache).catch(() => undefined);
+  cache.dirty = false;
   diagnostics.sort(compareDiagnostics);
   const failed = failsGate(diagnostics, options);
   if (written && !failed && cacheDir) {
+    if (result.outputs.length >= RELEASE_THRESHOLD) releaseMemory();
     try {
       recordUpToDate({
         options,
@@ -275,6 +285,9 @@ async function earlyOutputs(options: BuildOptions, root: string, config: SourceF
   };
   return { outputs, outDir, stage: () => stage };
 }
+
+/** Builds with this many files collect garbage between phases (see releaseMemory). */
+const RELEASE_THRESHOLD = 2000;
 
 const DOMAINS_FOLDER = 'content/perception-domains/';
 

@@ -7,13 +7,15 @@ import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/enti
 import type { SourceFile } from '../model/source-file.js';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
+import { SourceTexts } from '../model/source-texts.js';
 import { analyzeCached } from './analyze-source.js';
+import { cachedCardOf, publishedCardOf } from './published-card.js';
 import { cardSettingsKey, fleetNameOf } from './agent-outputs.js';
 import { cardKey, recall, remember, type BuildCache } from '../cache/analysis-cache.js';
-import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
+import { FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
 import { projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
-import { projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
+import { fleetFields, projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
 import { projectServiceClassIndex } from '../project/project-service-class-index.js';
 import { checkPageUrls } from '../render-pages/check-page-urls.js';
 import { renderPages } from '../render-pages/render-pages.js';
@@ -125,11 +127,14 @@ export function compile(input: CompileInput): CompileResult {
   const configEntity = input.config && input.config.text.trim() !== '' ? analyze(input.config, 'config', validateConfigEntity) : undefined;
   const configDiagnostics = diagnostics.slice(configStart);
   const config = settingsFrom(configEntity, configDiagnostics);
-  const sources = new Map([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])].map((f) => [f.path, f.text]));
+  const sources = new SourceTexts([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])]);
   const baseline = input.baseline ? parseBaseline(input.baseline.text, input.baseline.path) : undefined;
-  if (input.baseline) sources.set(input.baseline.path, input.baseline.text);
+  if (input.baseline) sources.setText(input.baseline.path, input.baseline.text);
   diagnostics.push(...(baseline?.diagnostics ?? []));
-  const suppressor = createSuppressor(sources, baseline?.baseline && input.baseline ? { baseline: baseline.baseline, file: input.baseline.path } : undefined);
+  // Only sources that may hold a suppression comment are read for them.
+  const commented = new SourceTexts([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])].filter((s) => s.suppressions !== false));
+  if (input.baseline) commented.setText(input.baseline.path, input.baseline.text);
+  const suppressor = createSuppressor(commented, baseline?.baseline && input.baseline ? { baseline: baseline.baseline, file: input.baseline.path } : undefined);
   // Config severities first, then suppressions: what is left is what the author sees. Parse and schema
   // errors are exempt: they leave an entity unreadable, and no rule may silence them into a published card.
   const structural = (d: Diagnostic) => d.severity === 'error' && isStructural(d.code);
@@ -201,15 +206,17 @@ export function compile(input: CompileInput): CompileResult {
         continue;
       }
       const text = stableJson(card);
-      cached = { card, text, sha256: sha256Hex(text) };
+      cached = cachedCardOf(card, text, sha256Hex(text));
       remember(input.cache, (c) => c.cards, key, cached);
     }
-    published.push({ slug, path: cardPathOf(slug), card: cached.card, sha256: cached.sha256, text: cached.text });
+    published.push(publishedCardOf(slug, cached));
     publishedEntities.add(agent);
   }
   published.sort((a, b) => (a.slug < b.slug ? -1 : 1));
   // Signed before anything lists their sha256: the fleet card, the indexes, the pages and the manifest.
   if (input.signing) {
+    // Signing rewrites each card whole: from here on each entry holds its whole card and text.
+    published.forEach((p, i) => (published[i] = { slug: p.slug, path: p.path, card: p.card, text: p.text, sha256: p.sha256 }));
     const bySlug = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
     diagnostics.push(...settle(signPublishedCards(published, input.signing, (slug) => bySlug.get(slug))));
   }
@@ -228,17 +235,17 @@ export function compile(input: CompileInput): CompileResult {
   const allAgentInputs = [...sourceOf.values()];
   const domainInputs = domains.map((d) => d.source.path);
 
-  const requests: OutputRequest[] = published.map((p) => ({ path: p.path, text: p.text, sha256: p.sha256, inputs: [sourceOf.get(p.slug)!] }));
+  const requests: OutputRequest[] = published.map((p) => ({ path: p.path, ...(p.bytes ? { bytes: p.bytes } : { text: p.text }), sha256: p.sha256, inputs: [sourceOf.get(p.slug)!] }));
   if (fleet.card) requests.push({ path: FLEET_CARD_PATH, text: stableJson(fleet.card), inputs: allAgentInputs });
   requests.push({ path: DOMAIN_INDEX_PATH, text: stableJson(domainIndex), inputs: [...allAgentInputs, ...domainInputs] });
   requests.push({
     path: AGENT_INDEX_PATH,
     text: stableJson({
-      agents: published.map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
+      agents: published.map((p) => ({ slug: p.slug, card: fleetFields(p), path: p.path, sha256: p.sha256 })).map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
     }),
     inputs: allAgentInputs,
   });
-  requests.push({ path: SERVICE_CLASS_INDEX_PATH, text: stableJson(projectServiceClassIndex(published)), inputs: allAgentInputs });
+  requests.push({ path: SERVICE_CLASS_INDEX_PATH, text: stableJson(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) })))), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
   endPhase('project', `${published.length} cards, ${cardHits} from cache`);
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));

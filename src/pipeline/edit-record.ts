@@ -1,3 +1,4 @@
+import { fleetFields } from '../project/project-fleet-card.js';
 import type { BuildCache } from '../cache/analysis-cache.js';
 import { fleetView, recordOf, type EditState, type EntityRecord } from '../cache/edit-state.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -65,7 +66,7 @@ export function editStateOf(input: EditRecordInput): Omit<EditState, 'token'> | 
       const page = outputs.get(agentPagePathOf(card.slug));
       const file = outputs.get(card.path);
       if (!page || !file) return undefined;
-      record.published = { slug: card.slug, card: fleetView(card.card), sha256: file.sha256, size: file.size, pageSha256: page.sha256, pageSize: page.size };
+      record.published = { slug: card.slug, card: fleetView(fleetFields(card)), sha256: file.sha256, size: file.size, pageSha256: page.sha256, pageSize: page.size };
       published.delete(slug!);
     }
     entities.push(record);

@@ -1,44 +1,49 @@
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import path from 'node:path';
-import { fleetView, loadEditState, newToken, recordOf, saveEditState, type EditState, type EntityRecord } from '../cache/edit-state.js';
+import { fileURLToPath } from 'node:url';
+import { countPerception, DamagedState, dropEditLog, fleetView, newToken, openEditState, recordOf, saveEditLog, saveEditState, type EditHead, type EditState, type EntityRecord, type OpenEditState } from '../cache/edit-state.js';
 import { saveStatColumns, type RecordedReport } from '../cache/stat-index.js';
 import { isStructural } from '../diagnostics/catalogue.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { builtinSpecsDir, readSource } from '../discover/discover.js';
-import { dig } from '../model/guards.js';
+import { dig, isRecord } from '../model/guards.js';
 import { MANIFEST_PATH, type PlannedOutput } from '../emit/plan-outputs.js';
 import { pendingJournal, publishChanged } from '../emit/write-outputs.js';
-import { sha256Hex } from '../model/digest.js';
+import { digestOf, sha256Hex } from '../model/digest.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
 import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
 import { DEFAULT_LIMITS } from '../model/limits.js';
 import type { SourceFile } from '../model/source-file.js';
 import { stableJson } from '../model/stable-json.js';
 import { KNOC_VERSION } from '../model/version.js';
+import { fastParseYaml } from '../parse/fast-yaml.js';
 import type { Locate } from '../parse/locator.js';
-import { parseSchemaRef } from '../parse/parse-file.js';
+import type * as FullParser from '../parse/parse-file.js';
+import { parseSchemaRef } from '../parse/schema-ref.js';
 import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { isReservedName, isSafeSlug, missingCardFields } from '../project/check-card.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
 import { domainsByAgent, projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
 import { projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
-import { HEADERS_PATH, projectHeaders } from '../project/project-headers.js';
+import { HEADERS_PATH, hostHeaders, projectHeaders } from '../project/project-headers.js';
 import { projectServiceClassIndex } from '../project/project-service-class-index.js';
+import { renderAgentHtml } from '../render-pages/agent-page.js';
 import { checkPageUrls } from '../render-pages/check-page-urls.js';
-import { pageTemplates } from '../render-pages/page-templates.js';
-import { agentPagePathOf, domainInfo, FLEET_PAGE_PATH } from '../render-pages/render-pages.js';
+import { renderFleetHtml } from '../render-pages/fleet-page.js';
 import { viewAgent } from '../render-pages/view-agent.js';
-import { viewFleet, type FleetView } from '../render-pages/view-fleet.js';
-import { bindSymbols } from '../resolve/bind.js';
+import { viewFleet, type DomainInfo, type FleetView } from '../render-pages/view-fleet.js';
+import { bindSymbols, type SymbolTable } from '../resolve/bind.js';
 import { perceivedDomains, resolveReferences } from '../resolve/resolve-references.js';
 import { createSuppressor } from '../suppress/suppressor.js';
-import { compareVersions, type CompiledSpec, type SpecRegistry } from '../validate/spec-registry.js';
-import { loadValidators, templateCodeCache } from '../cache/validator-cache.js';
+import { compareVersions } from '../validate/compare-versions.js';
+import type { CompiledSpec, SpecRegistry } from '../validate/spec-registry.js';
+import { loadValidators } from '../cache/validator-cache.js';
 import { validateEntity } from '../validate/validate-entity.js';
-import { analyzeSource } from './analyze-source.js';
 import type { BuildOptions } from './build.js';
 import type { PhaseTiming } from './compile.js';
+import { BytePatch, FileBytes } from './edit-patch.js';
 import { failsGate } from './gate.js';
 import { applyRuleSeverities } from './rule-severities.js';
 import { outFolder, readText, type ChangedSinceIndex } from './up-to-date.js';
@@ -68,31 +73,82 @@ export interface IncrementalResult {
 const declined = (reason: string) => ({ declined: reason });
 
 /**
- * The index files' paths, as the full build names them (compile.ts). Kept here so this path does not load the
- * whole compiler; a build whose manifest does not list them declines, so a rename can only cost speed.
+ * Output paths as the full build names them (compile.ts, render-pages.ts). Kept here so this path loads
+ * neither the compiler nor the template engine; a build whose manifest does not list them declines, so a
+ * rename can only cost speed.
  */
 const DOMAIN_INDEX_PATH = 'index/perception-domains.json';
 const AGENT_INDEX_PATH = 'index/agents.json';
 const SERVICE_CLASS_INDEX_PATH = 'index/service-classes.json';
+const FLEET_PAGE_PATH = 'index.html';
+const agentPagePathOf = (slug: string) => `agents/${slug}/index.html`;
+/** The shipped page templates (render-pages/page-templates.ts names the same folder). */
+const TEMPLATES_DIR = fileURLToPath(new URL('../../templates/pages/', import.meta.url));
 
 const NOWHERE = { start: { line: 1, column: 1, offset: 0 }, end: { line: 1, column: 1, offset: 0 } };
 
 /** Positions of an entity the incremental build did not read: asked only for findings about other files, which it discards. */
 const unread: Locate = { rangeOfOffsets: () => NOWHERE, rangeOf: () => NOWHERE, rangeOfMapping: () => NOWHERE };
 
+/** The full parser (yaml), loaded only when a changed file needs it: the fast reader declined it, or a finding needs a position. */
+let fullParser: typeof FullParser | undefined;
+/** Thrown when a position is asked for before the full parser is loaded: the build then loads it and starts again. */
+const NEEDS_POSITIONS = new Error('positions are needed');
+
+/** A locator for a file the fast reader accepted: positions come from the full parser, on first use. */
+function lazyPositions(text: string): Locate {
+  let inner: Locate | undefined;
+  const locator = () => {
+    if (!fullParser) throw NEEDS_POSITIONS;
+    inner ??= fullParser.lazyLocator(text);
+    return inner;
+  };
+  return {
+    rangeOfOffsets: (start, end) => locator().rangeOfOffsets(start, end),
+    rangeOf: (pointer, target) => locator().rangeOf(pointer, target),
+    rangeOfMapping: (pointer) => locator().rangeOfMapping(pointer),
+  };
+}
+
 /**
  * Builds when only a few blueprints changed in content, from the state the
  * last published build left: only the changed files are read, parsed and
  * validated; their references are checked against the recorded symbols; their
- * cards and pages are projected again, the fleet-level outputs rebuilt from
- * the recorded cards, the manifest patched, and only the files that changed
- * are published through the journal. The outputs are byte for byte those of a
- * full build. Undefined whenever any of that cannot be proven (a file added or
- * removed, a slug, id or kind changed, a blueprint turned private or public, a
- * finding about another file, ...): it then says why it declined, having
- * written nothing, and the caller builds in full.
+ * cards and pages are projected again, the fleet-level outputs patched (or
+ * rebuilt from the recorded cards when a fleet-level field changed), and only
+ * the files that changed are published through the journal. The outputs are
+ * byte for byte those of a full build. Undefined whenever any of that cannot
+ * be proven (a file added or removed, a slug, id or kind changed, a blueprint
+ * turned private or public, a finding about another file, ...): it then says
+ * why it declined, having written nothing, and the caller builds in full.
  */
 export async function buildIncrementally(options: BuildOptions, probe: ChangedSinceIndex): Promise<IncrementalResult | { declined: string }> {
+  for (;;) {
+    try {
+      return await buildFromState(options, probe);
+    } catch (error) {
+      // Nothing was written before any position could be asked for (findings are settled before publishing).
+      if (error !== NEEDS_POSITIONS || fullParser) throw error;
+      fullParser = await import('../parse/parse-file.js');
+    }
+  }
+}
+
+async function buildFromState(options: BuildOptions, probe: ChangedSinceIndex): Promise<IncrementalResult | { declined: string }> {
+  const { index, cacheDir } = probe;
+  const open = openEditState(cacheDir, index.token, index.log);
+  if (!open) return declined('no edit state was recorded with the stat index');
+  try {
+    return await buildWith(options, probe, open);
+  } catch (error) {
+    if (error instanceof DamagedState) return declined(error.message);
+    throw error;
+  } finally {
+    open.close();
+  }
+}
+
+async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: OpenEditState): Promise<IncrementalResult | { declined: string }> {
   const started = performance.now();
   const phaseMs: PhaseTiming[] = [];
   let phaseStart = started;
@@ -102,15 +158,12 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
     phaseStart = now;
   };
   const { index, changed, cacheDir, root } = probe;
-  const state = loadEditState(cacheDir, index.token);
-  if (!state) return declined('no edit state was recorded with the stat index');
+  const { head } = open;
   const report = index.report;
   const outDir = report.outDir;
   if (pendingJournal(outDir)) return declined('an interrupted publish left a journal');
 
   // Every changed path must be the source of a blueprint the state knows: no folder, spec, setting or output.
-  const positionOf = new Map<string, number>();
-  state.entities.forEach((record, i) => positionOf.set(record.absolutePath, i));
   const targets: { position: number; slot: number; record: EntityRecord }[] = [];
   // A folder whose times changed but whose entry names did not (an editor that saves by renaming) only needs its new stamp.
   const folders: { slot: number; stamp: FileStamp | null; listing: string }[] = [];
@@ -124,13 +177,14 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
       continue;
     }
     if (index.numbers[at]! < 0) return declined(`${index.paths[slot]} was absent`);
-    const position = positionOf.get(index.paths[slot]!);
-    if (position === undefined) return declined(`${index.paths[slot]} is not a blueprint source`);
-    const record = state.entities[position]!;
+    const position = head.absolutePaths.indexOf(index.paths[slot]!);
+    if (position < 0) return declined(`${index.paths[slot]} is not a blueprint source`);
+    const record = open.record(position);
+    if (!record || record.absolutePath !== index.paths[slot]) return declined(`the record of ${index.paths[slot]} cannot be read`);
     if (record.origin !== 'content' || parseSchemaRef(record.schema)?.name !== AGENT_KIND) return declined(`${record.path} is not a blueprint`);
     targets.push({ position, slot, record });
   }
-  const limits = state.limits ?? DEFAULT_LIMITS;
+  const limits = head.limits ?? DEFAULT_LIMITS;
   const sources: SourceFile[] = [];
   for (const { record } of targets) {
     const read = await readSource(record.path, record.absolutePath, 'content', limits);
@@ -144,17 +198,18 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
   try {
     const wanted = [...new Set(targets.flatMap(({ record }) => (record.schema !== undefined ? [record.schema] : [])))];
     const shipped = (spec: EditState['specs'][number]) => spec.origin === 'builtin' || spec.absolutePath.startsWith(builtinSpecsDir);
-    const shippedPaths = new Set(state.specs.filter(shipped).map((s) => s.path));
-    const needed = state.schemas.filter((s) => wanted.includes(s.key)).map((s) => ({ ...s, shipped: shippedPaths.has(s.source) }));
-    const trusted = state.specs.filter(shipped).map((s) => dig(s.data, 'spec', 'schema'));
-    registry = recordedRegistry(state, await loadValidators(cacheDir, state.schemaSetDigest, needed, trusted));
+    const shippedPaths = new Set(head.specs.filter(shipped).map((s) => s.path));
+    const needed = head.schemas.filter((s) => wanted.includes(s.key)).map((s) => ({ ...s, shipped: shippedPaths.has(s.source) }));
+    const trusted = head.specs.filter(shipped).map((s) => dig(s.data, 'spec', 'schema'));
+    registry = recordedRegistry(head, await loadValidators(cacheDir, head.schemaSetDigest, needed, trusted));
   } catch {
     return declined('a recorded schema did not compile');
   }
-  let analyses: ReturnType<typeof analyzeSource>[];
+  let analyses: { diagnostics: Diagnostic[]; entity?: Entity }[];
   try {
-    analyses = sources.map((source) => analyzeSource(source, (e) => validateEntity(e, registry)));
-  } catch {
+    analyses = await Promise.all(sources.map((source) => analyze(source, registry)));
+  } catch (error) {
+    if (error === NEEDS_POSITIONS) throw error;
     return declined('a recorded schema did not compile');
   }
   endPhase('parse', `${sources.length} parsed`);
@@ -167,28 +222,38 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
     if (entity && (entity.data.$schema !== record.data.$schema || stringField(entity.data, 'slug') !== stringField(record.data, 'slug') || stringField(entity.data, 'id') !== stringField(record.data, 'id'))) return declined(`the $schema, slug or id of ${record.path} changed`);
     replaced.set(position, entity);
   }
-  const entities: Entity[] = [];
-  state.entities.forEach((record, i) => {
-    if (!replaced.has(i)) entities.push(stubEntity(record));
-    else if (replaced.get(i)) entities.push(replaced.get(i)!);
-  });
-  const { symbols, diagnostics: bindDiagnostics } = bindSymbols(entities);
+const symbols = recordedSymbols(head, replaced);
+  const changedEntities = [...replaced.values()].filter((e) => e !== undefined);
+  // Another file holding a changed file's id or slug first would be a finding about both: the full build reports it.
+  for (const entity of changedEntities) {
+    const kind = entity.schema?.name;
+    const id = stringField(entity.data, 'id');
+    const slug = stringField(entity.data, 'slug');
+    if ((id !== undefined && symbols.byId.get(id) !== entity) || (kind !== undefined && slug !== undefined && symbols.bySlug.get(kind)?.get(slug) !== entity)) return declined(`the id or slug of ${entity.source.path} is also another file's`);
+  }
   const unreadable = new Set(targets.filter(({ position }) => {
     const entity = replaced.get(position);
     return !entity || !entity.schema || !registry.has(entity.schema.name, entity.schema.version);
   }).map(({ record }) => record.path));
   const ofTargets = (found: readonly Diagnostic[]) => found.filter((d) => d.file !== undefined && targetPaths.has(d.file));
-  const found = [...analyses.flatMap((a) => a.analysis.diagnostics), ...ofTargets(bindDiagnostics), ...ofTargets(resolveReferences(symbols, { complete: false, unreadable }))];
-  const complete = state.complete && unreadable.size === 0 && !found.some((d) => d.severity === 'error');
+  // Only the changed agents' references are resolved, against every recorded symbol.
+  const changedAgents = changedEntities.filter((e) => e.schema?.name === AGENT_KIND);
+  const resolving: SymbolTable = { byId: symbols.byId, bySlug: symbols.bySlug, ofKind: (kind) => (kind === AGENT_KIND ? changedAgents : []) };
+  const found = [...analyses.flatMap((a) => a.diagnostics), ...ofTargets(bindSymbols(changedEntities).diagnostics), ...ofTargets(resolveReferences(resolving, { complete: false, unreadable }))];
+  const complete = head.complete && unreadable.size === 0 && !found.some((d) => d.severity === 'error');
 
   // Orphan domains are findings about domain files: proceed only when they are the same as recorded.
-  const orphansBefore = orphanDomains(state.entities.map(stubEntity));
-  const orphansAfter = orphanDomains(entities);
-  const reportedBefore = state.complete ? orphansBefore : '';
-  const reportedAfter = complete ? orphansAfter : '';
+  const perceivedAfter = { ...head.perceivedCount };
+  for (const { position, record } of targets) {
+    countPerception(perceivedAfter, record.data, -1);
+    const entity = replaced.get(position);
+    if (entity?.schema?.name === AGENT_KIND) countPerception(perceivedAfter, entity.data, 1);
+  }
+  const reportedBefore = head.complete ? orphanDomains(head, head.perceivedCount) : '';
+  const reportedAfter = complete ? orphanDomains(head, perceivedAfter) : '';
   if (reportedBefore !== reportedAfter) return declined('the domains no agent perceives changed');
 
-  const rules = state.config.rules;
+  const rules = head.config.rules;
   const suppressor = createSuppressor(new Map(sources.map((s) => [s.path, s.text])));
   const structural = (d: Diagnostic) => d.severity === 'error' && isStructural(d.code);
   const settle = (list: readonly Diagnostic[]) => [...list.filter(structural), ...suppressor.filter(applyRuleSeverities(list.filter((d) => !structural(d)), rules))];
@@ -196,8 +261,8 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
   const broken = new Set(fileDiagnostics.filter((d) => d.severity === 'error').map((d) => d.file));
   endPhase('resolve');
 
-  const baseUrl = options.baseUrl ?? state.config.base_url;
-  const inferServiceClass = state.config.infer_service_class === true;
+  const baseUrl = options.baseUrl ?? head.config.base_url;
+  const inferServiceClass = head.config.infer_service_class === true;
   const cards = new Map<number, PublishedCard>();
   for (const { position, record } of targets) {
     const agent = replaced.get(position);
@@ -217,9 +282,10 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
   if (fileDiagnostics.some((d) => (d.file !== undefined && !targetPaths.has(d.file)) || (d.related ?? []).some((r) => r.file === undefined || !targetPaths.has(r.file)))) return declined('a finding points into a file that was not read');
   const diagnostics = [...report.diagnostics.filter((d) => d.file === undefined || !targetPaths.has(d.file)), ...fileDiagnostics].sort(compareDiagnostics);
   let suppressed = report.suppressed + suppressor.suppressed.length;
-  for (const file of targetPaths) suppressed -= state.suppressedByFile[file] ?? 0;
-  const agentCount = symbols.ofKind(AGENT_KIND).length;
-  const domainCount = symbols.ofKind(DOMAIN_KIND).length;
+  for (const file of targetPaths) suppressed -= head.suppressedByFile[file] ?? 0;
+  // Every target was a bound agent; one that no longer parses is bound no more.
+  const agentCount = report.agentCount - targets.filter(({ position }) => !replaced.get(position)).length;
+  const domainCount = report.domainCount;
   const failed = failsGate(diagnostics, options);
   const textOf = new Map(sources.map((s) => [s.path, s.text]));
   const result = {
@@ -241,62 +307,421 @@ export async function buildIncrementally(options: BuildOptions, probe: ChangedSi
 
   // Publishing: the set of published agents must be the recorded one.
   for (const { position, record } of targets) if (cards.has(position) !== (record.published !== undefined)) return declined(`${record.path} was published and now is not, or the other way round`);
-  const outputs = planChanges(state, entities, symbols, cards, targets, baseUrl, outDir, cacheDir);
-  if (typeof outputs === 'string') return declined(outputs);
-  endPhase('plan', `${outputs.texts.size} outputs rebuilt`);
-
-  const manifestSlot = index.paths.indexOf(path.join(outDir, MANIFEST_PATH));
-  if (manifestSlot < 0) return declined('the stat index does not list manifest.json');
-  const stillIntact = () => sameStamp(stampOf(index.paths[manifestSlot]!), index.numbers, manifestSlot);
-  if (!(await publishChanged(outDir, outputs.changed, stillIntact))) return declined('the output folder changed while this build ran');
-  endPhase('write', `${outputs.changed.length} changed`);
-
-  // The index and the state, updated in place: the changed sources and outputs get their new stamps.
-  const token = newToken();
-  const setSlot = (slot: number, stamp: FileStamp | null, sha256: string) => {
-    index.numbers.set(stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dir ? 1 : 0] : [-1, -1, -1, -1, -1], slot * 5);
-    index.sha256[slot] = sha256;
-  };
-  for (const [k, { slot }] of targets.entries()) setSlot(slot, sources[k]!.stamp!, sources[k]!.sha256);
-  for (const { slot, stamp, listing } of folders) setSlot(slot, stamp, listing);
-  const wanted = new Map(outputs.changed.map((o) => [path.join(outDir, o.path), o.sha256]));
-  wanted.set(outDir, '');
-  for (let slot = 0; slot < index.paths.length && wanted.size > 0; slot++) {
-    const file = index.paths[slot]!;
-    const sha256 = wanted.get(file);
-    if (sha256 === undefined) continue;
-    wanted.delete(file);
-    if (file === outDir) {
-      const folder = outFolder(outDir);
-      setSlot(slot, folder.stamp, folder.sha256 ?? '');
-    } else setSlot(slot, stampOf(file), sha256);
-  }
-  for (const [k, { position }] of targets.entries()) {
-    const entity = replaced.get(position)!;
-    const card = cards.get(position);
-    state.entities[position] = { ...recordOf(entity), ...(card ? { published: { slug: card.slug, card: fleetView(card.card), sha256: card.sha256, size: Buffer.byteLength(card.text), pageSha256: outputs.pages.get(position)!.sha256, pageSize: outputs.pages.get(position)!.size } } : {}) };
-    const count = suppressor.suppressed.filter((d) => d.file === sources[k]!.path).length;
-    if (count > 0) state.suppressedByFile[sources[k]!.path] = count;
-    else delete state.suppressedByFile[sources[k]!.path];
-  }
-  state.complete = complete;
-  const files: Record<string, string> = { ...report.files };
-  for (const d of fileDiagnostics) if (d.file !== undefined) files[d.file] = path.resolve(root, d.file);
-  for (const source of sources) if (files[source.path] !== undefined) files[source.path] = source.absolutePath;
-  const nextReport: RecordedReport = { ...report, diagnostics, suppressed, agentCount, domainCount, files };
+  // Files the patches read from stay open until they are published.
+  const closers: (() => void)[] = [];
   try {
-    saveEditState(cacheDir, { ...state, token });
-    saveStatColumns(cacheDir, { key: index.key, paths: index.paths, numbers: index.numbers, sha256: index.sha256, report: nextReport, token });
-  } catch {
-    // The outputs are published; without the index the next build simply runs in full.
+    return await publishEdit();
+  } finally {
+    for (const close of closers) close();
   }
-  endPhase('record');
-  return {
-    ...result,
-    written: { written: outputs.changed.length, unchanged: report.outputCount - outputs.changed.length, removed: 0 },
-    writtenOutputs: outputs.changed.map((o) => o.path),
-    durationMs: performance.now() - started,
+
+  async function publishEdit(): Promise<IncrementalResult | { declined: string }> {
+    let outputs = patchChanges(head, cards, targets, replaced, outDir, closers);
+    if (outputs === undefined) {
+      // A fleet-level field changed (or a patch found a doubt): rebuild the fleet-level outputs from every record.
+      const records = open.all();
+      if (!records) return declined('a record of the edit state cannot be read');
+      const state: EditState = { ...head, entities: records };
+      const entities: Entity[] = [];
+      records.forEach((record, i) => {
+        if (!replaced.has(i)) entities.push(stubEntity(record));
+        else if (replaced.get(i)) entities.push(replaced.get(i)!);
+      });
+      outputs = planChanges(state, entities, bindSymbols(entities).symbols, cards, targets, baseUrl, outDir);
+    }
+    if (typeof outputs === 'string') return declined(outputs);
+    endPhase('plan', `${outputs.rebuilt} outputs rebuilt`);
+
+    const manifestSlot = index.paths.indexOf(path.join(outDir, MANIFEST_PATH));
+    if (manifestSlot < 0) return declined('the stat index does not list manifest.json');
+    const stillIntact = () => sameStamp(stampOf(index.paths[manifestSlot]!), index.numbers, manifestSlot);
+    if (!(await publishChanged(outDir, outputs.changed, stillIntact))) return declined('the output folder changed while this build ran');
+    endPhase('write', `${outputs.changed.length} changed`);
+
+    // The outputs are stamped once the clock has moved past their times, so the next build trusts the stamps without reading them.
+    const written = outputs.changed.map((o) => path.join(outDir, o.path));
+    if (!awaitLaterClock(cacheDir, Math.max(0, ...written.map((file) => newestTime(stampOf(file)))))) {
+      // Then a stamp may be racily clean, and the next build proves the file by its content.
+      for (const output of outputs.changed) if (output.sha256 === '') output.sha256 = sha256Hex(output.bytes);
+    }
+    // The index and the state, updated by the log: the changed sources and outputs get their new stamps.
+    const slots = new Map(index.log?.slots.map(([slot, numbers, sha256]) => [slot, { numbers, sha256 }]) ?? []);
+    const setSlot = (slot: number, stamp: FileStamp | null, sha256: string) => {
+      const numbers = stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dir ? 1 : 0] : [-1, -1, -1, -1, -1];
+      index.numbers.set(numbers, slot * 5);
+      index.sha256[slot] = sha256;
+      slots.set(slot, { numbers, sha256 });
+    };
+    for (const [k, { slot }] of targets.entries()) setSlot(slot, sources[k]!.stamp!, sources[k]!.sha256);
+    for (const { slot, stamp, listing } of folders) setSlot(slot, stamp, listing);
+    const wanted = new Map(outputs.changed.map((o) => [path.join(outDir, o.path), o.sha256]));
+    wanted.set(outDir, '');
+    for (let slot = 0; slot < index.paths.length && wanted.size > 0; slot++) {
+      const file = index.paths[slot]!;
+      const sha256 = wanted.get(file);
+      if (sha256 === undefined) continue;
+      wanted.delete(file);
+      if (file === outDir) {
+        const folder = outFolder(outDir);
+        setSlot(slot, folder.stamp, folder.sha256 ?? '');
+      } else setSlot(slot, stampOf(file), sha256);
+    }
+    const records = new Map(index.log?.records ?? []);
+    const suppressedByFile = { ...head.suppressedByFile };
+    for (const [k, { position }] of targets.entries()) {
+      const entity = replaced.get(position)!;
+      const card = cards.get(position);
+      const page = outputs.pages.get(position);
+      records.set(position, { ...recordOf(entity), ...(card && page ? { published: { slug: card.slug, card: fleetView(card.card), sha256: card.sha256, size: Buffer.byteLength(card.text), pageSha256: page.sha256, pageSize: page.size } } : {}) });
+      const count = suppressor.suppressed.filter((d) => d.file === sources[k]!.path).length;
+      if (count > 0) suppressedByFile[sources[k]!.path] = count;
+      else delete suppressedByFile[sources[k]!.path];
+    }
+    const files: Record<string, string> = { ...report.files };
+    for (const d of fileDiagnostics) if (d.file !== undefined) files[d.file] = path.resolve(root, d.file);
+    for (const source of sources) if (files[source.path] !== undefined) files[source.path] = source.absolutePath;
+    const nextReport: RecordedReport = { ...report, diagnostics, suppressed, agentCount, domainCount, files };
+    try {
+      if (records.size <= LOG_RECORDS) {
+        saveEditLog(cacheDir, { baseToken: index.token, slots: [...slots].map(([slot, { numbers, sha256 }]) => [slot, numbers, sha256]), report: nextReport, records: [...records], complete, suppressedByFile, perceivedCount: perceivedAfter });
+      } else {
+        // The log grew past what is cheap to read on every build: write the state and the index whole again, under a new token.
+        const all = open.all();
+        if (!all) throw new Error('unreadable record');
+        for (const [position, record] of records) all[position] = record;
+        const token = newToken();
+        saveEditState(cacheDir, { token, schemaSetDigest: head.schemaSetDigest, ...(head.limits ? { limits: head.limits } : {}), config: head.config, ...(head.configPath !== undefined ? { configPath: head.configPath } : {}), complete, specs: head.specs, schemas: head.schemas, entities: all, suppressedByFile });
+        saveStatColumns(cacheDir, { key: index.key, paths: index.paths, numbers: index.numbers, sha256: index.sha256, report: nextReport, token });
+        dropEditLog(cacheDir);
+      }
+    } catch {
+      // The outputs are published; the stamps the index holds no longer match them, so the next build simply runs in full.
+    }
+    endPhase('record');
+    return {
+      ...result,
+      written: { written: outputs.changed.length, unchanged: report.outputCount - outputs.changed.length, removed: 0 },
+      writtenOutputs: outputs.changed.map((o) => o.path),
+      durationMs: performance.now() - started,
+    };
+  }
+}
+
+/** More than any element of the manifest's inputs can be long (a path and two digests). */
+const INPUT_SPAN = 64 * 1024;
+
+/** How many changed records the edit log keeps before the state is written whole again. */
+const LOG_RECORDS = 256;
+
+/** Parses and validates one changed file: with the fast reader when it accepts the file (positions come later, if needed), else with the full parser. */
+async function analyze(source: SourceFile, registry: SpecRegistry): Promise<{ diagnostics: Diagnostic[]; entity?: Entity }> {
+  const fast = fullParser ? undefined : fastParseYaml(source.text, (source.limits ?? DEFAULT_LIMITS).maxDepth);
+  if (isRecord(fast)) {
+    const entity: Entity = { source, data: fast, locator: lazyPositions(source.text), digest: digestOf(fast), ...(parseSchemaRef(fast.$schema) ? { schema: parseSchemaRef(fast.$schema)! } : {}) };
+    return { diagnostics: validateEntity(entity, registry), entity };
+  }
+  fullParser ??= await import('../parse/parse-file.js');
+  const parsed = fullParser.parseFile(source);
+  if (!parsed.entity) return { diagnostics: parsed.diagnostics };
+  return { diagnostics: [...parsed.diagnostics, ...validateEntity(parsed.entity, registry)], entity: parsed.entity };
+}
+
+/**
+ * The symbol table of the last build with the changed entities in place of
+ * their records, read from the identities the state keeps in columns: a
+ * lookup scans the column (first in bind order wins, as bindSymbols does), so
+ * no table of every entity is built. Domains, few and all of whose data the
+ * state keeps, are bound as bindSymbols binds them (a domain is also found by
+ * its file name). Entities of other files carry identity only.
+ */
+function recordedSymbols(head: EditHead, replaced: ReadonlyMap<number, Entity | undefined>): SymbolTable {
+  const made = new Map<number, Entity | undefined>(replaced);
+  const domainRecords = new Map(head.domains);
+  const entityAt = (i: number): Entity | undefined => {
+    if (made.has(i)) return made.get(i);
+    const domain = domainRecords.get(i);
+    let entity: Entity;
+    if (domain) entity = stubEntity(domain);
+    else {
+      const schemaRef = head.schemaRefs[i]!;
+      const data: Record<string, unknown> = {};
+      if (schemaRef !== '') data.$schema = schemaRef;
+      if (head.slugs[i] !== '') data.slug = head.slugs[i];
+      if (head.ids[i] !== '') data.id = head.ids[i];
+      const schema = parseSchemaRef(schemaRef);
+      entity = { source: { path: head.paths[i]!, absolutePath: head.absolutePaths[i]!, text: '', sha256: '', origin: 'content' }, data, digest: '', locator: unread, ...(schema ? { schema } : {}) };
+    }
+    made.set(i, entity);
+    return entity;
   };
+  // The first bound entity (in bind order) whose column holds `key` and that `accept`s.
+  const first = (column: readonly string[], key: string, accept: (entity: Entity) => boolean): Entity | undefined => {
+    if (key === '') return undefined;
+    for (let i = column.indexOf(key); i >= 0; i = column.indexOf(key, i + 1)) {
+      const entity = entityAt(i);
+      if (entity && accept(entity)) return entity;
+    }
+    return undefined;
+  };
+  const byId = new ColumnMap((id) => first(head.ids, id, (e) => stringField(e.data, 'id') === id), () => {
+    const all = new Map<string, Entity>();
+    head.ids.forEach((id, i) => {
+      const entity = id !== '' && !all.has(id) ? entityAt(i) : undefined;
+      if (entity && stringField(entity.data, 'id') === id) all.set(id, entity);
+    });
+    return all;
+  });
+  const kinds = [...new Set(head.schemaRefs.map((ref) => parseSchemaRef(ref)?.name).filter((k) => k !== undefined))];
+  const bySlug = new Map<string, ReadonlyMap<string, Entity>>();
+  for (const kind of kinds) {
+    if (kind === DOMAIN_KIND) continue;
+    const ofKind = (e: Entity) => e.schema?.name === kind;
+    bySlug.set(kind, new ColumnMap((slug) => first(head.slugs, slug, (e) => ofKind(e) && stringField(e.data, 'slug') === slug), () => {
+      const all = new Map<string, Entity>();
+      head.slugs.forEach((slug, i) => {
+        const entity = slug !== '' && !all.has(slug) ? entityAt(i) : undefined;
+        if (entity && ofKind(entity) && stringField(entity.data, 'slug') === slug) all.set(slug, entity);
+      });
+      return all;
+    }));
+  }
+  const domains = new Map<string, Entity>();
+  for (const [i] of head.domains) {
+    const entity = entityAt(i);
+    const slug = entity && entity.schema?.name === DOMAIN_KIND ? stringField(entity.data, 'slug') : undefined;
+    if (!entity || slug === undefined) continue;
+    if (!domains.has(slug)) domains.set(slug, entity);
+    const base = path.posix.basename(entity.source.path, '.kno');
+    if (base !== slug && !domains.has(base)) domains.set(base, entity);
+  }
+  bySlug.set(DOMAIN_KIND, domains);
+  return { byId, bySlug, ofKind: () => [] };
+}
+
+/** A read-only map that answers `get` and `has` by a lookup, and is made whole only when iterated (for a suggestion in a finding). */
+class ColumnMap implements ReadonlyMap<string, Entity> {
+  private whole: Map<string, Entity> | undefined;
+
+  constructor(
+    private readonly lookup: (key: string) => Entity | undefined,
+    private readonly make: () => Map<string, Entity>,
+  ) {}
+
+  get(key: string): Entity | undefined {
+    return this.lookup(key);
+  }
+
+  has(key: string): boolean {
+    return this.lookup(key) !== undefined;
+  }
+
+  get size(): number {
+    return this.all().size;
+  }
+
+  forEach(callback: (value: Entity, key: string, map: ReadonlyMap<string, Entity>) => void): void {
+    this.all().forEach((value, key) => callback(value, key, this));
+  }
+
+  entries(): MapIterator<[string, Entity]> {
+    return this.all().entries();
+  }
+
+  keys(): MapIterator<string> {
+    return this.all().keys();
+  }
+
+  values(): MapIterator<Entity> {
+    return this.all().values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Entity]> {
+    return this.all()[Symbol.iterator]();
+  }
+
+  private all(): Map<string, Entity> {
+    this.whole ??= this.make();
+    return this.whole;
+  }
+}
+
+/**
+ * The outputs an edit changes when no fleet-level field did (each changed
+ * card's name, description, version, modes, skill tags and service class, and
+ * its perceived domains, are as recorded): the fleet card, the domain and
+ * service-class indexes and the fleet page stay as they are; the changed
+ * cards and pages are written, and their entries in index/agents.json,
+ * _headers and manifest.json patched in place. Undefined when any of that does
+ * not hold, or a patch meets anything unexpected.
+ */
+function patchChanges(
+  head: EditHead,
+  cards: ReadonlyMap<number, PublishedCard>,
+  targets: readonly { position: number; record: EntityRecord }[],
+  replaced: ReadonlyMap<number, Entity | undefined>,
+  outDir: string,
+  closers: (() => void)[],
+): ReturnType<typeof planChanges> | undefined {
+  for (const { position, record } of targets) {
+    const card = cards.get(position);
+    const entity = replaced.get(position);
+    if (!entity || JSON.stringify(dig(entity.data, 'persona', 'perception', 'domains')) !== JSON.stringify(dig(record.data, 'persona', 'perception', 'domains'))) return undefined;
+    if (card && (!record.published || stableJson(fleetView(card.card)) !== stableJson(record.published.card))) return undefined;
+  }
+  // Each file read with its stamp: the patched copy is made from the old file only while that stamp holds.
+  // The manifest, the largest file, is read only where its entries are; the two indexes whole (their new sha256 is needed).
+  const opened = (file: string, whole: boolean) => {
+    const absolute = path.join(outDir, file);
+    const stamp = stampOf(absolute);
+    let bytes: Buffer | FileBytes;
+    if (whole) bytes = readFileSync(absolute);
+    else {
+      const lazy = new FileBytes(absolute);
+      closers.push(() => lazy.close());
+      bytes = lazy;
+    }
+    return { absolute, patch: new BytePatch(bytes), unchanged: () => stamp !== null && sameFileStamp(stampOf(absolute), stamp) };
+  };
+  let manifest: ReturnType<typeof opened>;
+  let agents: ReturnType<typeof opened>;
+  let headers: ReturnType<typeof opened>;
+  try {
+    manifest = opened(MANIFEST_PATH, false);
+    agents = opened(AGENT_INDEX_PATH, true);
+    headers = opened(HEADERS_PATH, true);
+  } catch {
+    return undefined;
+  }
+  const domains = head.domains.flatMap(([, record]) => domainInfoOf(record.data, record.path) ?? []);
+  const titles = new Map(domains.map((d) => [d.slug, d.title]));
+  const site = { fleetName: head.config.fleet?.name ?? 'Agent fleet', knocVersion: KNOC_VERSION };
+  const files = new Map<string, PlannedOutput>();
+  const pages = new Map<number, { sha256: string; size: number }>();
+  // Each changed output: its new sha256, and the sha256 its manifest entry and _headers block hold now.
+  const entries = new Map<string, { sha256: string; before?: string }>();
+  const add = (file: string, bytes: Buffer, sha256: string) => files.set(file, { path: file, sha256, size: bytes.length, inputs: [], bytes });
+  for (const [position, card] of cards) {
+    const record = targets.find((t) => t.position === position)!.record.published!;
+    const entity = replaced.get(position)!;
+    // The domains an agent page lists: those it perceives that the domain index names, sorted, once each.
+    const perceived = [...new Set(perceivedDomains(entity).map((d) => d.slug))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const page = agentPagePathOf(card.slug);
+    const bytes = Buffer.from(renderAgentHtml(viewAgent(card, entity, titles, perceived), site, TEMPLATES_DIR), 'utf8');
+    const pageSha256 = sha256Hex(bytes);
+    add(card.path, Buffer.from(card.text, 'utf8'), card.sha256);
+    add(page, bytes, pageSha256);
+    pages.set(position, { sha256: pageSha256, size: bytes.length });
+    entries.set(card.path, { sha256: card.sha256, before: record.sha256 });
+    entries.set(page, { sha256: pageSha256, before: record.pageSha256 });
+    const patched = agents.patch.element('",', 'slug', card.slug, (element) => (element.card === card.path && element.name === card.card.name && element.description === card.card.description && element.sha256 === record.sha256 ? { ...element, sha256: card.sha256 } : undefined));
+    if (!patched) return undefined;
+  }
+  // The manifest's own sha256 is recorded only in the stat index, which needs it only for a racily clean stamp (see awaitLaterClock).
+  const patchedFile = (file: string, opened: { absolute: string; patch: BytePatch; unchanged: () => boolean }, hashed = true): PlannedOutput => {
+    const result = opened.patch.result(opened.absolute, opened.unchanged);
+    return {
+      path: file,
+      sha256: hashed ? result.sha256() : '',
+      size: result.size,
+      inputs: [],
+      writeTo: (target: string) => result.writeTo(target),
+      get bytes(): Buffer {
+        return result.bytes;
+      },
+    };
+  };
+  if (cards.size > 0) {
+    const output = patchedFile(AGENT_INDEX_PATH, agents);
+    files.set(AGENT_INDEX_PATH, output);
+    entries.set(AGENT_INDEX_PATH, { sha256: output.sha256 });
+  }
+  // The manifest entry of each changed output: its sha256 and size (its inputs, the lines before them, stay: no perceived domain changed).
+  const setEntry = (file: string, sha256: string, size: number) =>
+    manifest.patch.tail('],', 'path', file, (tail) => {
+      if (typeof tail.sha256 !== 'string' || typeof tail.size !== 'number' || Object.keys(tail).length !== 3) return undefined;
+      const entry = entries.get(file)!;
+      // The state and the manifest must agree on what was published.
+      if (entry.before !== undefined && entry.before !== tail.sha256) return undefined;
+      entry.before = tail.sha256;
+      return { ...tail, sha256, size };
+    });
+  for (const [file, entry] of entries) if (!setEntry(file, entry.sha256, files.get(file)!.size)) return undefined;
+  // _headers: each changed file's block carries its new sha256 as the ETag.
+  const block = (file: string, sha256: string) => [`/${file}`, ...Object.entries(hostHeaders(file, sha256)).map(([k, v]) => `  ${k}: ${v}`)].join('\n');
+  let headersChanged = false;
+  for (const [file, { sha256, before }] of entries) {
+    if (before === sha256) continue;
+    if (!headers.patch.block(file, block(file, before!), block(file, sha256))) return undefined;
+    headersChanged = true;
+  }
+  if (headersChanged) {
+    const output = patchedFile(HEADERS_PATH, headers);
+    files.set(HEADERS_PATH, output);
+    entries.set(HEADERS_PATH, { sha256: output.sha256 });
+    if (!setEntry(HEADERS_PATH, output.sha256, output.size)) return undefined;
+  }
+  // The manifest's record of each changed blueprint: the sha256 of its bytes and the digest of its data.
+  for (const { position, record } of targets) {
+    const entity = replaced.get(position)!;
+    const patched = manifest.patch.element('",', 'path', record.path, (element) => (typeof element.entityDigest === 'string' && typeof element.sha256 === 'string' ? { ...element, sha256: entity.source.sha256, entityDigest: `sha256:${entity.digest}` } : undefined), INPUT_SPAN);
+    // A private blueprint is not listed; a public one must be.
+    if (!patched && !(entity.data.visibility === 'private' && record.published === undefined && manifest.patch.bytes.indexOf(`"path": ${JSON.stringify(record.path)}`) < 0)) return undefined;
+  }
+  const changed: PlannedOutput[] = [];
+  for (const [file, output] of files) {
+    const entry = entries.get(file)!;
+    if (entry.before !== entry.sha256) changed.push(output);
+  }
+  changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if (changed.length > 0) changed.push(patchedFile(MANIFEST_PATH, manifest, false));
+  return { changed, rebuilt: files.size, pages };
+}
+
+function sameFileStamp(a: FileStamp | null, b: FileStamp): boolean {
+  return a !== null && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}
+
+/** A domain as the pages show it (render-pages' domainInfo), from its record; undefined for one without a slug. */
+function domainInfoOf(data: Entity['data'], source: string): (DomainInfo & { source: string }) | undefined {
+  const slug = stringField(data, 'slug');
+  if (slug === undefined) return undefined;
+  const title = stringField(data, 'title');
+  return {
+    slug,
+    title: title && title.trim() !== '' ? title : slug,
+    purpose: stringField(data, 'purpose') ?? '',
+    category: stringField(data, 'category') ?? null,
+    deprecated: data.deprecated === true,
+    replacedBy: stringField(data, 'replaced_by') ?? null,
+    source,
+  };
+}
+
+/**
+ * Waits (at most a few milliseconds) until a file written now in the cache
+ * folder gets a time later than `newest`: the file system's clock moves in
+ * ticks, and a stamp taken in the same tick as a file's last write would not
+ * show a second write in that tick. False when it did not happen in time.
+ */
+function awaitLaterClock(cacheDir: string, newest: number): boolean {
+  const probe = path.join(cacheDir, `.clock-${randomBytes(6).toString('hex')}`);
+  const deadline = performance.now() + 50;
+  try {
+    for (;;) {
+      writeFileSync(probe, '');
+      if (newestTime(stampOf(probe)) > newest) return true;
+      if (performance.now() > deadline) return false;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { force: true });
+  }
+}
+
+function newestTime(stamp: FileStamp | null): number {
+  return stamp ? Math.max(stamp.mtimeMs, stamp.ctimeMs) : 0;
 }
 
 /** The outputs an edit changes, planned: the changed cards and pages, the fleet-level files rebuilt from the records, and the manifest patched. */
@@ -308,8 +733,7 @@ function planChanges(
   targets: readonly { position: number; record: EntityRecord }[],
   baseUrl: string | undefined,
   outDir: string,
-  cacheDir: string,
-): { changed: PlannedOutput[]; texts: Map<string, string>; pages: Map<number, { sha256: string; size: number }> } | string {
+): { changed: PlannedOutput[]; rebuilt: number; pages: Map<number, { sha256: string; size: number }> } | string {
   const texts = new Map<string, string>();
   const inputsOf = new Map<string, string[]>();
   // Entities are in bind order and `entities` skips none that are published, so positions line up with the records.
@@ -344,8 +768,7 @@ function planChanges(
   texts.set(AGENT_INDEX_PATH, stableJson({ agents: published.map(({ slug, path: card, card: { name, description }, sha256 }) => ({ slug, name, description, card, sha256 })) }));
   texts.set(SERVICE_CLASS_INDEX_PATH, stableJson(projectServiceClassIndex(published)));
 
-  const templates = pageTemplates(undefined, templateCodeCache(cacheDir));
-  const domains = symbols.ofKind(DOMAIN_KIND).map(domainInfo).filter((d) => d !== undefined);
+  const domains = symbols.ofKind(DOMAIN_KIND).flatMap((d) => domainInfoOf(d.data, d.source.path) ?? []);
   domains.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   const titles = new Map(domains.map((d) => [d.slug, d.title]));
   const domainSource = new Map(domains.map((d) => [d.slug, d.source]));
@@ -356,12 +779,12 @@ function planChanges(
   const site = { fleetName: view.name, knocVersion: KNOC_VERSION };
   // The fleet page of the last build, with only the rows and domain entries that changed rendered again; else rendered whole.
   const previous = previousFleetView(state, published, cards, fleet.card, fleetConfig.name ?? 'Agent fleet', domainViews, outDir);
-  const spliced = previous && spliceFleetPage(previous.page, (fleetView) => templates.fleet({ site, fleet: fleetView }), previous.view, view);
-  texts.set(FLEET_PAGE_PATH, spliced ?? templates.fleet({ site, fleet: view }));
+  const spliced = previous && spliceFleetPage(previous.page, (fleetView) => renderFleetHtml(fleetView, site, TEMPLATES_DIR), previous.view, view);
+  texts.set(FLEET_PAGE_PATH, spliced ?? renderFleetHtml(view, site, TEMPLATES_DIR));
   const pages = new Map<number, { sha256: string; size: number }>();
   for (const [position, card] of cards) {
     const perceived = domainsOf.get(card.slug) ?? [];
-    const text = templates.agent({ site, agent: viewAgent(card, entityAt.get(position)!, titles, perceived) });
+    const text = renderAgentHtml(viewAgent(card, entityAt.get(position)!, titles, perceived), site, TEMPLATES_DIR);
     const page = agentPagePathOf(card.slug);
     texts.set(card.path, card.text);
     texts.set(page, text);
@@ -412,7 +835,7 @@ function planChanges(
   }
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if (nextManifest !== manifestText) changed.push(planned(MANIFEST_PATH, nextManifest, sha256Hex(nextManifest), []));
-  return { changed, texts, pages };
+  return { changed, rebuilt: texts.size, pages };
 }
 
 /** The fleet page the last build published and the view it was rendered from (rebuilt from the records), or undefined. */
@@ -502,7 +925,7 @@ function planned(file: string, text: string, sha256: string, inputs: string[]): 
 }
 
 /** The recorded schema set as a registry: each schema's validator is ajv standalone code, generated once and kept in the cache folder. */
-function recordedRegistry(state: EditState, validators: ReadonlyMap<string, ValidateFunction>): SpecRegistry {
+function recordedRegistry(state: EditHead, validators: ReadonlyMap<string, ValidateFunction>): SpecRegistry {
   const byKey = new Map(state.schemas.map((s) => [s.key, s]));
   const compiled = new Map<string, CompiledSpec>();
   return {
@@ -539,15 +962,14 @@ function stubEntity(record: EntityRecord): Entity {
   };
 }
 
-/** The slugs of domains no agent perceives (the resolver's orphan rule), joined: compared before and after an edit. */
-function orphanDomains(entities: readonly Entity[]): string {
-  const perceived = new Set(entities.filter((e) => e.schema?.name === AGENT_KIND).flatMap((agent) => perceivedDomains(agent).map((d) => d.slug)));
-  return entities
-    .filter((e) => e.schema?.name === DOMAIN_KIND)
-    .flatMap((domain) => {
+/** The domains no agent perceives (the resolver's orphan rule), by path, joined: compared before and after an edit. */
+function orphanDomains(head: EditHead, perceived: Readonly<Record<string, number>>): string {
+  const seen = (slug: string) => Object.hasOwn(perceived, slug) && perceived[slug]! > 0;
+  return head.domains
+    .flatMap(([, domain]) => {
       const slug = stringField(domain.data, 'slug');
-      const base = domain.source.path.slice(domain.source.path.lastIndexOf('/') + 1, -'.kno'.length);
-      return slug === undefined || perceived.has(slug) || perceived.has(base) || domain.data.deprecated === true ? [] : [domain.source.path];
+      const base = domain.path.slice(domain.path.lastIndexOf('/') + 1, -'.kno'.length);
+      return slug === undefined || seen(slug) || seen(base) || domain.data.deprecated === true ? [] : [domain.path];
     })
     .join('\u0000');
 }

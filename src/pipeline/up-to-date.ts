@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { newToken, saveEditState, type EditState } from '../cache/edit-state.js';
+import { dropEditLog, newToken, saveEditState, type EditState } from '../cache/edit-state.js';
 import { changedSince, intactBelow, loadStatIndex, saveStatIndex, type LoadedStatIndex, type RecordedReport, type StampedPath } from '../cache/stat-index.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Discovery } from '../discover/discover.js';
@@ -194,6 +194,12 @@ export function recordUpToDate(input: RecordInput): void {
     report: { diagnostics: input.diagnostics, suppressed: input.suppressed, agentCount: input.agentCount, domainCount: input.domainCount, outputCount: input.outputs.length, outDir: input.outDir, files },
     ...(token ? { token } : {}),
   });
+  // Edits recorded against the index this one replaces are in it now.
+  try {
+    dropEditLog(cacheDir);
+  } catch {
+    // A log names the index it belongs to, so a leftover one is never applied to this one.
+  }
 }
 
 /** The output folder's stamp and listing: a stray file added at its top is seen. */

@@ -12,13 +12,17 @@ export interface PublishedCard {
   /** The card's bytes as published, and their sha256. */
   text: string;
   sha256: string;
+  /** The card's fleet view (`fleetView`), when it is kept apart: every field the fleet card, the indexes and the fleet page read. */
+  view?: AgentCard;
+  /** The card's UTF-8 bytes, when they are kept instead of its text. */
+  bytes?: Uint8Array;
 }
 
 /** Projects the fleet card: a valid v1.0 card whose skills are the member agents and whose fleet extension lists their cards. */
 export function projectFleetCard(members: readonly PublishedCard[], fleet: FleetConfig, baseUrl: string | undefined, configSite: DiagnosticSite): { card?: AgentCard; diagnostics: Diagnostic[] } {
   if (baseUrl === undefined) return { diagnostics: [createDiagnostic('KNO4002', {}, configSite)] };
-  const union = (pick: (card: AgentCard) => string[]) => [...new Set(members.flatMap((m) => pick(m.card)))].sort();
-  const skills: AgentSkill[] = members.map(({ slug, card }) => ({
+  const union = (pick: (card: AgentCard) => string[]) => [...new Set(members.flatMap((m) => pick(fleetFields(m))))].sort();
+  const skills: AgentSkill[] = members.map((member) => ({ slug: member.slug, card: fleetFields(member) })).map(({ slug, card }) => ({
     id: slug,
     name: card.name,
     description: card.description,
@@ -47,4 +51,9 @@ export function projectFleetCard(members: readonly PublishedCard[], fleet: Fleet
   if (fleet.documentation_url) card.documentationUrl = fleet.documentation_url;
   if (fleet.icon_url) card.iconUrl = fleet.icon_url;
   return { card, diagnostics: [] };
+}
+
+/** The fields of a published card that fleet-level outputs read: its fleet view when kept apart, else the card. */
+export function fleetFields(published: PublishedCard): AgentCard {
+  return published.view ?? published.card;
 }

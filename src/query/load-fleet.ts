@@ -1,3 +1,4 @@
+import { fleetFields } from '../project/project-fleet-card.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { discoverRepository } from '../config/read-config.js';
@@ -57,7 +58,7 @@ export async function loadFleet(options: { root?: string; out?: string } = {}): 
   }
   const result = await check({ root, ...(options.out !== undefined ? { out: options.out } : {}) });
   const byAgent = domainsByAgent(result.domainIndex);
-  const agents = result.agents.map((p) => fleetAgent(p.slug, p.path, p.card, byAgent.get(p.slug) ?? []));
+  const agents = result.agents.map((p) => fleetAgent(p.slug, p.path, fleetFields(p), byAgent.get(p.slug) ?? []));
   return { domains: result.domainIndex, agents, from: 'sources', reason: built === 'fresh' ? 'stale' : built, outDir: shownOut, errorCount: result.errorCount };
 }
 

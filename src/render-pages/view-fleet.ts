@@ -1,7 +1,7 @@
 import { KNOC_VERSION } from '../model/version.js';
 import type { AgentCard } from '../project/a2a-types.js';
 import type { DomainIndex } from '../project/project-domain-index.js';
-import type { PublishedCard } from '../project/project-fleet-card.js';
+import { fleetFields, type PublishedCard } from '../project/project-fleet-card.js';
 import { layoutDiagram, type DiagramLayout } from './layout-diagram.js';
 import { linkOf, type LinkView } from './safe-href.js';
 import { serviceClassesOf, type ServiceClassView } from './service-classes.js';
@@ -36,7 +36,7 @@ export function agentPageHref(slug: string): string {
 
 /** The fleet page's data: every published agent and every domain, both sorted by slug. */
 export function viewFleet(fleet: AgentCard | undefined, fallbackName: string, agents: readonly PublishedCard[], domains: readonly DomainInfo[], index: DomainIndex, domainsOf: ReadonlyMap<string, string[]>): FleetView {
-  const names = new Map(agents.map((a) => [a.slug, a.card.name || a.slug]));
+  const names = new Map(agents.map((a) => [a.slug, fleetFields(a).name || a.slug]));
   const titles = new Map(domains.map((d) => [d.slug, d.title]));
   return {
     name: fleet?.name ?? fallbackName,
@@ -44,7 +44,7 @@ export function viewFleet(fleet: AgentCard | undefined, fallbackName: string, ag
     version: fleet?.version ?? null,
     provider: fleet?.provider ? { organization: fleet.provider.organization, url: linkOf(fleet.provider.url) } : null,
     hasFleetCard: fleet !== undefined,
-    agents: agents.map(({ slug, card }) => ({
+    agents: agents.map((a) => ({ slug: a.slug, card: fleetFields(a) })).map(({ slug, card }) => ({
       slug,
       name: names.get(slug)!,
       description: card.description,

@@ -6,6 +6,7 @@ import type { Entity } from '../model/entity.js';
 import { dig, isRecord } from '../model/guards.js';
 import { builtinSpecsDir } from '../discover/discover.js';
 import { createAjv } from './create-ajv.js';
+import { compareVersions } from './compare-versions.js';
 import { countSubschemas, MAX_SUBSCHEMAS, patternEngine, trustPatterns, unsupportedPattern } from './pattern-engine.js';
 
 /** A schema selected by `$schema: name@version`, compiled once. */
@@ -145,13 +146,4 @@ function checkSpecEntity(entity: Entity): { pointer: string; detail: string; mis
   );
 }
 
-/** Orders semantic versions numerically by major, minor and patch. */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[.+-]/).slice(0, 3).map(Number);
-  const pb = b.split(/[.+-]/).slice(0, 3).map(Number);
-  for (let i = 0; i < 3; i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export { compareVersions } from './compare-versions.js';

@@ -1,0 +1,305 @@
+import { createHash } from 'node:crypto';
+import { closeSync, copyFileSync, fstatSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import { isRecord } from '../model/guards.js';
+import { stableJson } from '../model/stable-json.js';
+
+/**
+ * Byte patches for the fleet-level outputs an edit changes a few entries of
+ * (index/agents.json, manifest.json, _headers): each entry is found, checked
+ * to be exactly what the same writer would have written for it, and replaced
+ * with what the writer writes for the new entry. Any doubt returns false, and
+ * the caller rebuilds the file whole. The JSON files are `stableJson` of an
+ * object whose arrays of objects are sorted by a key the edit does not change,
+ * so replacing one element's text in place gives the text of the whole new
+ * file; entries are found by bisecting those sorted arrays, so a patch reads a
+ * few kilobytes of a file that is megabytes at scale, and the new file is a
+ * copy of the old one with the patched ranges written over it.
+ */
+export class BytePatch {
+  private readonly edits: { start: number; end: number; bytes: Buffer }[] = [];
+  private readonly ends = new Map<string, number>();
+
+  constructor(readonly bytes: Bytes) {}
+
+  /**
+   * Replaces the element of a sorted top-level array whose `field` is `value`
+   * by `change(element)`. `field` must be the key the array is sorted by
+   * (code-unit order); `lead` is how the line before it in each element of
+   * that array ends (`",` after a string, `],` after a list), which tells the
+   * array's elements from those of other arrays with the same key. False when
+   * no element has it, when its neighbours do not sort around it, when the
+   * found text is not exactly what `stableJson` writes for it, when it
+   * overlaps another patch, or when `change` returns undefined. `span`, when
+   * given, is more than any element of the array can be long: the search
+   * then looks that far for the next element and no further (for an array
+   * of small elements followed by others: it never reads on through them).
+   */
+  element(lead: string, field: string, value: string, change: (element: Record<string, unknown>) => Record<string, unknown> | undefined, span?: number): boolean {
+    const marker = `${lead}\n      ${JSON.stringify(field)}: "`;
+    const at = bisect(this.bytes, 0, span === undefined ? this.end(marker) : this.bytes.length, marker, (v) => v, value, '"', span);
+    if (at < 0) return false;
+    // The element's own braces are the nearest lines indented exactly four spaces; deeper lines are indented more.
+    const brace = this.bytes.lastIndexOf('\n    {\n', at);
+    const end = this.bytes.indexOf('\n    }', at) + '\n    }'.length;
+    if (brace < 0 || end < at) return false;
+    const start = brace + 1;
+    const after = this.bytes.toString('latin1', end, end + 2);
+    if (after !== ',\n' && after !== '\n ') return false;
+    const before = this.bytes.subarray(start, end);
+    let element: unknown;
+    try {
+      element = JSON.parse(before.toString('utf8'));
+    } catch {
+      return false;
+    }
+    if (!isRecord(element) || element[field] !== value || !Buffer.from(elementText(element), 'utf8').equals(before)) return false;
+    const next = change(element);
+    if (!next || next[field] !== value) return false;
+    return this.add(start, end, Buffer.from(elementText(next), 'utf8'));
+  }
+
+  /**
+   * Like `element`, but reads and replaces only the element's lines from
+   * `field` on (the keys that sort after it), leaving the lines before it as
+   * they are: for an element with a long list before its key (a manifest
+   * entry's inputs). `change` gets and returns those keys only.
+   */
+  tail(lead: string, field: string, value: string, change: (tail: Record<string, unknown>) => Record<string, unknown> | undefined): boolean {
+    const marker = `${lead}\n      ${JSON.stringify(field)}: "`;
+    const at = bisect(this.bytes, 0, this.end(marker), marker, (v) => v, value);
+    if (at < 0) return false;
+    const start = at + lead.length + 1;
+    const end = this.bytes.indexOf('\n    }', start);
+    if (end < 0 || end - start > 4096) return false;
+    const before = this.bytes.subarray(start, end);
+    let tail: unknown;
+    try {
+      tail = JSON.parse(`{\n${before.toString('utf8')}\n}`);
+    } catch {
+      return false;
+    }
+    const lines = (object: Record<string, unknown>) => {
+      const text = elementText(object);
+      return text.slice('    {\n'.length, -'\n    }'.length);
+    };
+    if (!isRecord(tail) || tail[field] !== value || Object.keys(tail).some((key) => key < field) || !Buffer.from(lines(tail), 'utf8').equals(before)) return false;
+    const next = change(tail);
+    if (!next || next[field] !== value || Object.keys(next).some((key) => key < field)) return false;
+    return this.add(start, end, Buffer.from(lines(next), 'utf8'));
+  }
+
+  /**
+   * Replaces the block of a `_headers` file for output `file` (blocks are
+   * separated by blank lines, sorted by output path, the URL on their first
+   * line; `/` follows `/index.html` and `/manifest.json` comes last). False
+   * unless `from` is that block, whole.
+   */
+  block(file: string, from: string, to: string): boolean {
+    const url = Buffer.from(`/${file}\n`, 'utf8');
+    let start = 0;
+    if (!this.bytes.subarray(0, url.length).equals(url)) {
+      const order = (path: string) => (path === '' ? 'index.html\u0000' : path === 'manifest.json' ? '\uffff' : path);
+      const at = bisect(this.bytes, 0, this.bytes.length, '\n/', order, file, '\n');
+      if (at < 0) return false;
+      start = at + 1;
+    }
+    const end = start + Buffer.byteLength(from, 'utf8');
+    if ((start > 0 && this.bytes.toString('latin1', start - 2, start) !== '\n\n') || !this.bytes.subarray(start, end).equals(Buffer.from(from, 'utf8')) || this.bytes.toString('latin1', end, end + 2) !== '\n\n') return false;
+    return this.add(start, end, Buffer.from(to, 'utf8'));
+  }
+
+  /** The patched file: its sha256 and size, its bytes on demand, and a writer that copies the old file and writes the patches over it. */
+  result(source: string, unchanged: () => boolean): { sha256(): string; size: number; readonly bytes: Buffer; writeTo(file: string): void } {
+    const edits = [...this.edits].sort((a, b) => a.start - b.start);
+    const parts = (): Buffer[] => {
+      const list: Buffer[] = [];
+      let at = 0;
+      for (const { start, end, bytes } of edits) {
+        list.push(this.bytes.subarray(at, start), bytes);
+        at = end;
+      }
+      list.push(this.bytes.subarray(at, this.bytes.length));
+      return list;
+    };
+    const size = this.bytes.length + edits.reduce((sum, e) => sum + e.bytes.length - (e.end - e.start), 0);
+    const inPlace = edits.every((e) => e.bytes.length === e.end - e.start);
+    return {
+      sha256(): string {
+        const hash = createHash('sha256');
+        for (const part of parts()) hash.update(part);
+        return hash.digest('hex');
+      },
+      size,
+      get bytes(): Buffer {
+        return Buffer.concat(parts());
+      },
+      writeTo(file: string): void {
+        // The kernel copies the old bytes; only the patched ranges are written, when they keep their length and the old file is still the one read.
+        if (inPlace && unchanged()) {
+          copyFileSync(source, file);
+          if (unchanged()) {
+            const fd = openSync(file, 'r+');
+            try {
+              for (const { start, bytes } of edits) for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, start + done);
+            } finally {
+              closeSync(fd);
+            }
+            return;
+          }
+        }
+        writeFileSync(file, Buffer.concat(parts()));
+      },
+    };
+  }
+
+  /** Where the elements with `marker` end: just after the last marker (found from the end of the file). */
+  private end(marker: string): number {
+    let end = this.ends.get(marker);
+    if (end === undefined) {
+      end = this.bytes.lastIndexOf(marker) + 1;
+      this.ends.set(marker, end);
+    }
+    return end;
+  }
+
+  private add(start: number, end: number, bytes: Buffer): boolean {
+    if (this.edits.some((e) => start < e.end && e.start < end)) return false;
+    this.edits.push({ start, end, bytes });
+    return true;
+  }
+}
+
+/**
+ * Finds, between `low` and `high`, the occurrence of `marker` followed by a
+ * value (up to `stop`: a closing quote, or a line break) whose `order` is
+ * `wanted`, in a region where those values are sorted (code-unit order) and
+ * unique: the marker's offset, or -1 when it is not there or its neighbours
+ * do not sort strictly around it. With a `span`, a marker more than that far
+ * after where a search starts counts as none (see `BytePatch.element`).
+ */
+function bisect(bytes: Bytes, low: number, high: number, marker: string, order: (value: string) => string, wanted: string, stop = '"', span = Infinity): number {
+  const valueAt = (at: number): string | undefined => {
+    const from = at + marker.length;
+    const to = bytes.indexOf(stop, from);
+    if (to < 0 || to - from > 4096) return undefined;
+    const raw = bytes.toString('utf8', from, to);
+    if (stop !== '"') return order(raw);
+    try {
+      return order(JSON.parse(`"${raw}"`) as string);
+    } catch {
+      return undefined;
+    }
+  };
+  const next = (from: number): number => {
+    const at = span === Infinity ? bytes.indexOf(marker, from) : windowIndexOf(bytes, marker, from, span);
+    return at >= 0 && at < high ? at : -1;
+  };
+  let lo = low;
+  let hi = high;
+  while (lo < hi) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    const at = next(mid);
+    if (at < 0 || at >= hi) {
+      hi = mid;
+      continue;
+    }
+    const value = valueAt(at);
+    if (value === undefined) return -1;
+    if (value === wanted) {
+      // The neighbours must sort strictly around it: then it is the only one.
+      const previous = bytes.lastIndexOf(marker, at - 1);
+      const following = next(at + 1);
+      const before = previous > low ? valueAt(previous) : undefined;
+      const after = following >= 0 ? valueAt(following) : undefined;
+      if ((before !== undefined && !(before < wanted)) || (after !== undefined && !(wanted < after))) return -1;
+      return at;
+    }
+    if (value < wanted) lo = at + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
+/** The first `marker` from `from` that starts within `span` bytes, or -1. */
+function windowIndexOf(bytes: Bytes, marker: string, from: number, span: number): number {
+  const end = Math.min(bytes.length, from + span + Buffer.byteLength(marker, 'utf8'));
+  const at = bytes.subarray(from, end).indexOf(marker);
+  return at < 0 ? -1 : from + at;
+}
+
+/** An array element as `stableJson` writes it inside a top-level array: four spaces of indent, two more per level. */
+export function elementText(element: unknown): string {
+  const text = stableJson({ a: [element] });
+  return text.slice('{\n  "a": [\n'.length, -'\n  ]\n}\n'.length);
+}
+
+/** What a patch reads of a file: a Buffer, or a file read a window at a time (`FileBytes`). */
+export interface Bytes {
+  readonly length: number;
+  indexOf(text: string, from?: number): number;
+  lastIndexOf(text: string, from?: number): number;
+  subarray(start: number, end: number): Buffer;
+  toString(encoding: 'latin1' | 'utf8', start: number, end: number): string;
+}
+
+/**
+ * A file read only where a search or a patch looks (64 KiB windows), through
+ * one open descriptor: finding a few entries of a manifest that is megabytes
+ * at scale reads a few kilobytes of it. `close` when done.
+ */
+export class FileBytes implements Bytes {
+  readonly length: number;
+  private readonly fd: number;
+
+  constructor(file: string) {
+    this.fd = openSync(file, 'r');
+    try {
+      this.length = fstatSync(this.fd).size;
+    } catch (error) {
+      closeSync(this.fd);
+      throw error;
+    }
+  }
+
+  indexOf(text: string, from = 0): number {
+    const needle = Buffer.from(text, 'utf8');
+    for (let at = Math.max(0, from); at < this.length; at += WINDOW) {
+      const found = this.subarray(at, Math.min(this.length, at + WINDOW + needle.length - 1)).indexOf(needle);
+      if (found >= 0) return at + found;
+    }
+    return -1;
+  }
+
+  lastIndexOf(text: string, from = this.length - 1): number {
+    const needle = Buffer.from(text, 'utf8');
+    for (let end = Math.min(this.length, from + needle.length); end > 0; ) {
+      const start = Math.max(0, end - WINDOW - needle.length + 1);
+      const found = this.subarray(start, end).lastIndexOf(needle);
+      if (found >= 0) return start + found;
+      if (start === 0) break;
+      end = start + needle.length - 1;
+    }
+    return -1;
+  }
+
+  subarray(start: number, end: number): Buffer {
+    const from = Math.max(0, Math.min(start, this.length));
+    const bytes = Buffer.alloc(Math.max(0, Math.min(end, this.length) - from));
+    for (let done = 0; done < bytes.length; ) {
+      const read = readSync(this.fd, bytes, done, bytes.length - done, from + done);
+      if (read === 0) throw new Error('the file shrank while it was read');
+      done += read;
+    }
+    return bytes;
+  }
+
+  toString(encoding: 'latin1' | 'utf8', start: number, end: number): string {
+    return this.subarray(start, end).toString(encoding);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+const WINDOW = 64 * 1024;

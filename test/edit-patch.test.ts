@@ -1,0 +1,110 @@
+// The byte patches an incremental build applies to index/agents.json, manifest.json and _headers:
+// a patched file must be exactly what writing the whole new object would give, and any doubt declines.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stableJson } from '../src/model/stable-json.js';
+import { projectHeaders } from '../src/project/project-headers.js';
+import { BytePatch, FileBytes } from '../src/pipeline/edit-patch.js';
+import { makeTempDir } from './support/temp-repo.js';
+
+const agents = (slugs: string[]) => ({
+  agents: slugs.map((slug) => ({ slug, name: `Agent ${slug}`, description: `Does ${slug} things, "quoted" and ünïcode`, card: `agents/${slug}/.well-known/agent-card.json`, sha256: `old-${slug}` })),
+});
+const manifest = (outputs: string[]) => ({
+  inputs: ['content/a.kno', 'content/b.kno', 'content/c.kno'].map((p, i) => ({ path: p, sha256: `x${i}`, entityDigest: `sha256:d${i}` })),
+  knoc: '0.1.0',
+  outputs: outputs.map((p, i) => ({ path: p, sha256: `s${i}`, size: 10 * i, inputs: i === 0 ? [] : ['content/a.kno', 'knoc.config.yaml'] })),
+  schemaSetDigest: 'sha256:s',
+});
+const text = (patch: BytePatch, bytes: Buffer) => {
+  const dir = makeTempDir();
+  const source = path.join(dir, 'source');
+  writeFileSync(source, bytes);
+  const result = patch.result(source, () => true);
+  const target = path.join(dir, 'target');
+  result.writeTo(target);
+  const written = readFileSync(target, 'utf8');
+  expect(result.bytes.toString('utf8')).toBe(written);
+  expect(result.size).toBe(Buffer.byteLength(written));
+  return written;
+};
+const slugs = ['a', 'a-b', 'b', 'c-1', 'c0', 'd', 'e', 'f', 'g'];
+
+describe('BytePatch', () => {
+  it.each(slugs)('finds agent %s in a sorted array and writes what stableJson writes for the new element', (slug) => {
+    const before = agents(slugs);
+    const after = structuredClone(before);
+    after.agents.find((a) => a.slug === slug)!.sha256 = 'new';
+    const patch = new BytePatch(Buffer.from(stableJson(before)));
+    expect(patch.element('",', 'slug', slug, (e) => ({ ...e, sha256: 'new' }))).toBe(true);
+    expect(text(patch, Buffer.from(stableJson(before)))).toBe(stableJson(after));
+  });
+
+  it('patches manifest entries (a tail after a long list of inputs, an input) in one file, in any order', () => {
+    const outputs = ['.well-known/agent-card.json', '_headers', 'agents/a/index.html', 'index.html', 'index/agents.json'];
+    const before = manifest(outputs);
+    const after = structuredClone(before);
+    after.outputs[2] = { ...after.outputs[2]!, sha256: 'z', size: 123456 };
+    after.outputs[1] = { ...after.outputs[1]!, sha256: 'y', size: 7 };
+    after.inputs[2] = { ...after.inputs[2]!, sha256: 'x9' };
+    // Read from memory, and from the file a window at a time (with windows smaller than the file).
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, 'manifest.json'), stableJson(before));
+    for (const bytes of [Buffer.from(stableJson(before)), new FileBytes(path.join(dir, 'manifest.json'))]) {
+      const patch = new BytePatch(bytes);
+      expect(patch.tail('],', 'path', 'agents/a/index.html', (e) => ({ ...e, sha256: 'z', size: 123456 }))).toBe(true);
+      expect(patch.element('",', 'path', 'content/c.kno', (e) => ({ ...e, sha256: 'x9' }), 4096)).toBe(true);
+      expect(patch.tail('],', 'path', '_headers', (e) => ({ ...e, sha256: 'y', size: 7 }))).toBe(true);
+      expect(text(patch, Buffer.from(stableJson(before)))).toBe(stableJson(after));
+      if (bytes instanceof FileBytes) bytes.close();
+    }
+  });
+
+  it('reads a file a window at a time as a Buffer would read it', () => {
+    const dir = makeTempDir();
+    const file = path.join(dir, 'big');
+    const content = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `line ${i} of the file\n`).join(''));
+    writeFileSync(file, content);
+    const bytes = new FileBytes(file);
+    try {
+      expect(bytes.length).toBe(content.length);
+      for (const needle of ['line 0 ', 'line 39999 ', 'line 20000 of', '\nline 3', 'absent']) {
+        for (const from of [0, 1, 65_530, 400_000, content.length - 5]) {
+          expect(bytes.indexOf(needle, from), `${needle} from ${from}`).toBe(content.indexOf(needle, from));
+          expect(bytes.lastIndexOf(needle, from), `${needle} back from ${from}`).toBe(content.lastIndexOf(needle, from));
+        }
+        expect(bytes.lastIndexOf(needle)).toBe(content.lastIndexOf(needle));
+      }
+      expect(bytes.subarray(65_530, 65_560).equals(content.subarray(65_530, 65_560))).toBe(true);
+    } finally {
+      bytes.close();
+    }
+  });
+
+  it('declines an entry that is missing, out of order, written otherwise, changed in its key, or patched twice', () => {
+    const source = stableJson(agents(slugs));
+    const ok = (bytes: string, slug = 'b', change = (e: Record<string, unknown>): Record<string, unknown> | undefined => e) => new BytePatch(Buffer.from(bytes)).element('",', 'slug', slug, change);
+    expect(ok(source)).toBe(true);
+    expect(ok(source, 'zz')).toBe(false);
+    // A repeated entry sorts beside itself (the files are knoc's own, sorted, proven untouched by the stat index).
+    expect(ok(stableJson(agents(['a', 'b', 'b', 'c'])))).toBe(false);
+    expect(ok(source.replace('"name": "Agent b"', '"name":  "Agent b"'))).toBe(false);
+    expect(ok(JSON.stringify(agents(slugs), null, 2))).toBe(false);
+    expect(ok(source, 'b', (e) => ({ ...e, slug: 'other' }))).toBe(false);
+    expect(ok(source, 'b', () => undefined)).toBe(false);
+    const twice = new BytePatch(Buffer.from(source));
+    expect(twice.element('",', 'slug', 'b', (e) => e)).toBe(true);
+    expect(twice.element('",', 'slug', 'b', (e) => e)).toBe(false);
+  });
+
+  it('replaces _headers blocks, the first one included, with the blocks projectHeaders writes for the new sha256', () => {
+    const outputs = [{ path: 'agents/a/index.html', sha256: 'p1' }, { path: 'agents/a/.well-known/agent-card.json', sha256: 'c1' }, { path: 'index.html', sha256: 'f' }, { path: 'index/agents.json', sha256: 'i1' }, { path: 'zz.json', sha256: 'z1' }];
+    const blockOf = (file: string, sha256: string) => projectHeaders([{ path: file, sha256 }]).split('\n\n')[0]!;
+    const patch = new BytePatch(Buffer.from(projectHeaders(outputs)));
+    for (const [file, from, to] of [['agents/a/index.html', 'p1', 'p2'], ['agents/a/.well-known/agent-card.json', 'c1', 'c2'], ['zz.json', 'z1', 'z2'], ['index/agents.json', 'i1', 'i2']] as const) expect(patch.block(file, blockOf(file, from), blockOf(file, to)), file).toBe(true);
+    expect(text(patch, Buffer.from(projectHeaders(outputs)))).toBe(projectHeaders(outputs.map((o) => ({ ...o, sha256: o.sha256.replace('1', '2') }))));
+    expect(new BytePatch(Buffer.from(projectHeaders(outputs))).block('agents/a/index.html', blockOf('agents/a/index.html', 'other'), blockOf('agents/a/index.html', 'p2'))).toBe(false);
+    expect(new BytePatch(Buffer.from(projectHeaders(outputs))).block('agents/zz/index.html', blockOf('agents/zz/index.html', 'p1'), blockOf('agents/zz/index.html', 'p2'))).toBe(false);
+  });
+});

@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readSourceSync } from '../src/discover/discover.js';
+import { narrowStrings } from '../src/model/narrow-strings.js';
+import { releaseText } from '../src/model/source-file.js';
+import { sortKeysDeep, stableJson } from '../src/model/stable-json.js';
+
+describe('narrowStrings', () => {
+  it('leaves every value equal, whatever its characters', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.string({ unit: 'binary' }), (value, wide) => {
+        const copy = structuredClone(value);
+        expect(narrowStrings(copy, `${wide}─`)).toEqual(value);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps Latin-1, wide and astral characters as they are', () => {
+    const data = { a: 'café', b: 'box ─ drawing', c: ['🚀 launch', ''], d: { e: 'plain' } };
+    expect(narrowStrings(structuredClone(data), '─')).toEqual(data);
+  });
+});
+
+describe('a source read from disk', () => {
+  it('decodes its text on demand, and reads the file again once its bytes are let go', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'knoc-source-'));
+    const file = path.join(dir, 'a.kno');
+    writeFileSync(file, '\uFEFFslug: café # ─\n');
+    const read = readSourceSync('a.kno', file, 'content');
+    if (!('source' in read)) throw new Error('unreadable');
+    const { source } = read;
+    expect(source.text).toBe('slug: café # ─\n');
+    expect(source.suppressions).toBe(false);
+    // A copy (what a worker thread receives) carries the text itself.
+    expect(structuredClone(source).text).toBe('slug: café # ─\n');
+    releaseText(source);
+    expect(source.text).toBe('slug: café # ─\n');
+    writeFileSync(file, '# knoc-disable-next-line KNO3001 -- soon\nslug: b\n');
+    expect(source.text).toBe('# knoc-disable-next-line KNO3001 -- soon\nslug: b\n');
+    const commented = readSourceSync('a.kno', file, 'content');
+    expect('source' in commented && commented.source.suppressions).toBe(true);
+  });
+});
+
+describe('stableJson without copying', () => {
+  /** The definition: a full copy with sorted keys, written by JSON.stringify. */
+  const reference = (value: unknown): string => {
+    const sort = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(sort);
+      if (typeof v !== 'object' || v === null) return v;
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+        const item = (v as Record<string, unknown>)[key];
+        if (item !== undefined) Object.defineProperty(out, key, { value: sort(item), enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    };
+    return `${JSON.stringify(sort(value), null, 2)}\n`;
+  };
+  const tree = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', 'a', 'b', 'toJSON')), tie('value'), { maxKeys: 4 })),
+  })).value;
+
+  it('writes the same text as a sorted copy would, for trees in any key order', () => {
+    fc.assert(
+      fc.property(tree, (value) => {
+        expect(stableJson(value)).toBe(reference(value));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('returns a tree already in order as it is', () => {
+    const ordered = { a: [{ b: 1, c: 'x' }], d: { e: null } };
+    expect(sortKeysDeep(ordered)).toBe(ordered);
+    const unordered = { d: 1, a: 2 };
+    expect(Object.keys(sortKeysDeep(unordered) as object)).toEqual(['a', 'd']);
+    expect(unordered).toEqual({ d: 1, a: 2 });
+  });
+});
+
+describe('a released source whose file is gone', () => {
+  it('has no text, so a report still renders', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'knoc-source-'));
+    const file = path.join(dir, 'b.kno');
+    writeFileSync(file, 'slug: b\n');
+    const read = readSourceSync('b.kno', file, 'content');
+    if (!('source' in read)) throw new Error('unreadable');
+    releaseText(read.source);
+    rmSync(file);
+    expect(read.source.text).toBe('');
+  });
+});
