@@ -31,11 +31,10 @@ import { BASELINE_FILE, DEFAULT_CACHE_DIR, intactOutputs, recordUpToDate } from 
 import { stampOf } from '../model/file-stamp.js';
 import { editStateOf } from './edit-record.js';
 import { sha256Hex } from '../model/digest.js';
-
-export { BASELINE_FILE, DEFAULT_CACHE_DIR } from './up-to-date.js';
 import { releaseMemory } from './release-memory.js';
 import { releaseText, type SourceFile } from '../model/source-file.js';
 
+export { BASELINE_FILE, DEFAULT_CACHE_DIR } from './up-to-date.js';
 
 /** Options for a build or a check. */
 export interface BuildOptions extends GateOptions {
@@ -130,8 +129,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
   const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs);
   if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files` });
-  // A large build lets go of what parsing left behind before compiling: the workers' messages, and the bytes
-  // of every file they analysed (a finding's position or code frame reads the file again).
+  // What parsing left behind goes before compiling: the bytes of every file the workers analysed (a finding's
+  // position or code frame reads the file again) and, in a large build, the workers' messages.
   if (!options.memoryCache) for (const source of discovery.content) if (prewarmed.has(source.path)) releaseText(source);
   if (prewarmed.size >= RELEASE_THRESHOLD) releaseMemory();
   const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
