@@ -18,7 +18,7 @@ export function writeFramedFile(dir: string, file: string, magic: Buffer, format
     // Three writes rather than one concatenation, which would copy the whole payload once more.
     const fd = openSync(temp, 'w');
     try {
-      for (const part of [header, digest, payload]) writeSync(fd, part);
+      for (const part of [header, digest, payload]) for (let done = 0; done < part.length; ) done += writeSync(fd, part, done);
     } finally {
       closeSync(fd);
     }
