@@ -2,6 +2,7 @@
 // a patched file must be exactly what writing the whole new object would give, and any doubt declines.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stableJson } from '../src/model/stable-json.js';
 import { projectHeaders } from '../src/project/project-headers.js';
@@ -77,6 +78,27 @@ describe('BytePatch', () => {
         expect(bytes.lastIndexOf(needle)).toBe(content.lastIndexOf(needle));
       }
       expect(bytes.subarray(65_530, 65_560).equals(content.subarray(65_530, 65_560))).toBe(true);
+    } finally {
+      bytes.close();
+    }
+  });
+
+  it('finds what a Buffer finds across block seams, for any needle and start', () => {
+    const dir = makeTempDir();
+    const file = path.join(dir, 'seams');
+    // Few letters, so matches are everywhere, including across every 64 KiB seam; a rare letter near the seams.
+    const content = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i % 65_536 === 65_534 ? 'z' : 'ab\n'[(i * 7919) % 3])).join(''));
+    writeFileSync(file, content);
+    const bytes = new FileBytes(file);
+    try {
+      fc.assert(
+        fc.property(fc.stringMatching(/^[abz\n]{1,6}$/), fc.oneof(fc.integer({ min: 0, max: content.length + 10 }), fc.constantFrom(65_530, 65_535, 65_536, 131_070, 131_072)), (needle, from) => {
+          expect(bytes.indexOf(needle, from)).toBe(content.indexOf(needle, from));
+          expect(bytes.lastIndexOf(needle, from)).toBe(content.lastIndexOf(needle, from));
+          expect(bytes.subarray(from, from + 70_000).equals(content.subarray(from, from + 70_000))).toBe(true);
+        }),
+        { numRuns: 400 },
+      );
     } finally {
       bytes.close();
     }

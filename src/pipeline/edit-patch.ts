@@ -243,13 +243,15 @@ export interface Bytes {
 }
 
 /**
- * A file read only where a search or a patch looks (64 KiB windows), through
- * one open descriptor: finding a few entries of a manifest that is megabytes
- * at scale reads a few kilobytes of it. `close` when done.
+ * A file read only where a search or a patch looks, in aligned 64 KiB blocks
+ * through one open descriptor, each block read once and kept: finding a few
+ * entries of a manifest that is megabytes at scale reads the blocks a
+ * bisection touches, however often it looks at them again. `close` when done.
  */
 export class FileBytes implements Bytes {
   readonly length: number;
   private readonly fd: number;
+  private readonly blocks = new Map<number, Buffer>();
 
   constructor(file: string) {
     this.fd = openSync(file, 'r');
@@ -263,9 +265,15 @@ export class FileBytes implements Bytes {
 
   indexOf(text: string, from = 0): number {
     const needle = Buffer.from(text, 'utf8');
-    for (let at = Math.max(0, from); at < this.length; at += WINDOW) {
-      const found = this.subarray(at, Math.min(this.length, at + WINDOW + needle.length - 1)).indexOf(needle);
-      if (found >= 0) return at + found;
+    // A block at a time, then the few bytes a match across its end would need: no block is copied to be searched.
+    for (let at = Math.max(0, from); at < this.length; ) {
+      const end = Math.min(this.length, (Math.floor(at / WINDOW) + 1) * WINDOW);
+      const inside = this.subarray(at, end).indexOf(needle);
+      if (inside >= 0) return at + inside;
+      const seam = Math.max(at, end - needle.length + 1);
+      const across = this.subarray(seam, end + needle.length - 1).indexOf(needle);
+      if (across >= 0) return seam + across;
+      at = end;
     }
     return -1;
   }
@@ -273,7 +281,7 @@ export class FileBytes implements Bytes {
   lastIndexOf(text: string, from = this.length - 1): number {
     const needle = Buffer.from(text, 'utf8');
     for (let end = Math.min(this.length, from + needle.length); end > 0; ) {
-      const start = Math.max(0, end - WINDOW - needle.length + 1);
+      const start = Math.max(0, Math.floor((end - needle.length) / WINDOW) * WINDOW);
       const found = this.subarray(start, end).lastIndexOf(needle);
       if (found >= 0) return start + found;
       if (start === 0) break;
@@ -284,11 +292,18 @@ export class FileBytes implements Bytes {
 
   subarray(start: number, end: number): Buffer {
     const from = Math.max(0, Math.min(start, this.length));
-    const bytes = Buffer.alloc(Math.max(0, Math.min(end, this.length) - from));
-    for (let done = 0; done < bytes.length; ) {
-      const read = readSync(this.fd, bytes, done, bytes.length - done, from + done);
-      if (read === 0) throw new Error('the file shrank while it was read');
-      done += read;
+    const to = Math.max(from, Math.min(end, this.length));
+    const first = Math.floor(from / WINDOW);
+    // Within one block: a view of it, no copy.
+    if (to <= (first + 1) * WINDOW) return this.block(first).subarray(from - first * WINDOW, to - first * WINDOW);
+    const bytes = Buffer.allocUnsafe(to - from);
+    for (let at = from; at < to; ) {
+      const index = Math.floor(at / WINDOW);
+      const block = this.block(index);
+      const offset = at - index * WINDOW;
+      const take = Math.min(block.length - offset, to - at);
+      block.copy(bytes, at - from, offset, offset + take);
+      at += take;
     }
     return bytes;
   }
@@ -299,6 +314,22 @@ export class FileBytes implements Bytes {
 
   close(): void {
     closeSync(this.fd);
+  }
+
+  /** Block `index` of the file, read once. */
+  private block(index: number): Buffer {
+    let block = this.blocks.get(index);
+    if (block === undefined) {
+      const start = index * WINDOW;
+      block = Buffer.allocUnsafe(Math.min(WINDOW, this.length - start));
+      for (let done = 0; done < block.length; ) {
+        const read = readSync(this.fd, block, done, block.length - done, start + done);
+        if (read === 0) throw new Error('the file shrank while it was read');
+        done += read;
+      }
+      this.blocks.set(index, block);
+    }
+    return block;
   }
 }
 
