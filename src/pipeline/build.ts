@@ -31,7 +31,7 @@ import { BASELINE_FILE, DEFAULT_CACHE_DIR, intactOutputs, recordUpToDate } from 
 import { stampOf } from '../model/file-stamp.js';
 import { editStateOf } from './edit-record.js';
 import { sha256Hex } from '../model/digest.js';
-import { releaseMemory } from './release-memory.js';
+import { LARGE_BUILD, releaseMemory } from './release-memory.js';
 import { releaseText, type SourceFile } from '../model/source-file.js';
 
 export { BASELINE_FILE, DEFAULT_CACHE_DIR } from './up-to-date.js';
@@ -132,7 +132,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   // What parsing left behind goes before compiling: the bytes of every file the workers analysed (a finding's
   // position or code frame reads the file again) and, in a large build, the workers' messages.
   if (!options.memoryCache) for (const source of discovery.content) if (prewarmed.has(source.path)) releaseText(source);
-  if (prewarmed.size >= RELEASE_THRESHOLD) releaseMemory();
+  if (prewarmed.size >= LARGE_BUILD) releaseMemory();
   const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
   const result = compile({
     discovery,
@@ -146,7 +146,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
   });
-  if (result.outputs.length >= RELEASE_THRESHOLD) releaseMemory();
+  if (result.outputs.length >= LARGE_BUILD) releaseMemory();
   if (options.verifyDeterminism) {
     // ES256 signatures are randomised: the second build keeps the first build's, as a rebuild keeps the published ones.
     const again = compile({
@@ -203,7 +203,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   diagnostics.sort(compareDiagnostics);
   const failed = failsGate(diagnostics, options);
   if (written && !failed && cacheDir) {
-    if (result.outputs.length >= RELEASE_THRESHOLD) releaseMemory();
+    if (result.outputs.length >= LARGE_BUILD) releaseMemory();
     try {
       recordUpToDate({
         options,
@@ -284,9 +284,6 @@ async function earlyOutputs(options: BuildOptions, root: string, config: SourceF
   };
   return { outputs, outDir, stage: () => stage };
 }
-
-/** Builds with this many files collect garbage between phases (see releaseMemory). */
-const RELEASE_THRESHOLD = 2000;
 
 const DOMAINS_FOLDER = 'content/perception-domains/';
 

@@ -29,6 +29,7 @@ import { validateEntity } from '../validate/validate-entity.js';
 import { parseBaseline } from '../suppress/baseline.js';
 import { createSuppressor } from '../suppress/suppressor.js';
 import { applyRuleSeverities } from './rule-severities.js';
+import { LARGE_BUILD, releaseMemory } from './release-memory.js';
 import { signFleetCard, signPublishedCards, type SigningInput } from '../sign/sign-cards.js';
 
 /** Everything compile needs: the discovered sources and the settings that override config. */
@@ -236,35 +237,38 @@ export function compile(input: CompileInput): CompileResult {
   const domainInputs = domains.map((d) => d.source.path);
 
   const requests: OutputRequest[] = published.map((p) => ({ path: p.path, ...(p.bytes ? { bytes: p.bytes } : { text: p.text }), sha256: p.sha256, inputs: [sourceOf.get(p.slug)!] }));
-  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, text: stableJson(fleet.card), inputs: allAgentInputs });
-  requests.push({ path: DOMAIN_INDEX_PATH, text: stableJson(domainIndex), inputs: [...allAgentInputs, ...domainInputs] });
+  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...encoded(stableJson(fleet.card)), inputs: allAgentInputs });
+  requests.push({ path: DOMAIN_INDEX_PATH, ...encoded(stableJson(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
   requests.push({
     path: AGENT_INDEX_PATH,
-    text: stableJson({
-      agents: published.map((p) => ({ slug: p.slug, card: fleetFields(p), path: p.path, sha256: p.sha256 })).map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
-    }),
+    ...encoded(
+      stableJson({
+        agents: published.map((p) => ({ slug: p.slug, card: fleetFields(p), path: p.path, sha256: p.sha256 })).map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
+      }),
+    ),
     inputs: allAgentInputs,
   });
-  requests.push({ path: SERVICE_CLASS_INDEX_PATH, text: stableJson(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) })))), inputs: allAgentInputs });
+  requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...encoded(stableJson(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
   endPhase('project', `${published.length} cards, ${cardHits} from cache`);
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
-  requests.push(
-    ...renderPages({
-      fleet: fleet.card,
-      fleetName: fleetNameOf(config),
-      agents: published.map((p) => ({ published: p, blueprint: blueprintOf.get(p.slug)! })),
-      domains,
-      domainIndex,
-      reuse: input.keepPages === true,
-      ...(input.cache ? { cache: input.cache } : {}),
-    }),
-  );
+  const pages = renderPages({
+    fleet: fleet.card,
+    fleetName: fleetNameOf(config),
+    agents: published.map((p) => ({ published: p, blueprint: blueprintOf.get(p.slug)! })),
+    domains,
+    domainIndex,
+    reuse: input.keepPages === true,
+    ...(input.cache ? { cache: input.cache } : {}),
+  });
+  requests.push(...pages.map((r) => ('text' in r ? { path: r.path, inputs: r.inputs, ...encoded(r.text) } : r)));
   // Settings shape every output, so the config is an input of each.
   if (input.config) for (const request of requests) request.inputs = [...request.inputs, input.config.path];
   // The manifest is published: a private blueprint stays out of it, as it stays out of every other output.
   const inputs = [...content.filter((e) => e.data.visibility !== 'private'), ...ownSpecs, ...(configEntity ? [configEntity] : [])];
   endPhase('pages');
+  // What projecting and rendering threw away goes before planning holds every output and writes the manifest.
+  if (requests.length >= LARGE_BUILD) releaseMemory();
   const outputs = planOutputs(requests, inputs, registry.digest);
   endPhase('plan', `${outputs.length} outputs`);
 
@@ -291,4 +295,14 @@ export function compile(input: CompileInput): CompileResult {
 export function compileSpecs(specSources: readonly SourceFile[], cache: BuildCache | undefined): { specs: Entity[]; schemaSetDigest: string } {
   const specs = specSources.flatMap((source) => analyzeCached(source, 'specs', () => [], cache).entity ?? []);
   return { specs, schemaSetDigest: createSpecRegistry(specs).registry.digest };
+}
+
+/**
+ * An output's text as the UTF-8 bytes it is published as, with their sha256:
+ * the fleet-level outputs are megabytes, held as text (two bytes a character
+ * once any character is beyond Latin-1) from now until they are written.
+ */
+function encoded(text: string): { bytes: Buffer; sha256: string } {
+  const bytes = Buffer.from(text, 'utf8');
+  return { bytes, sha256: sha256Hex(bytes) };
 }

@@ -1,6 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+/** How many files or outputs make a build large enough to collect garbage between its phases. */
+export const LARGE_BUILD = 2000;
+
 let collect: (() => void) | undefined | null;
 
 /**
