@@ -14,7 +14,11 @@ import type { AgentCard } from '../project/a2a-types.js';
 import { SERVICE_CLASS_URI } from '../project/extension-uris.js';
 
 const MAGIC = Buffer.from('KNOCEDIT');
-const FORMAT = 2;
+const FORMAT = 3;
+/** Magic, format, the head's length, the records' length, the head's sha256; the records follow in batches, then the head. */
+const PREFIX_LENGTH = MAGIC.length + 4 + 4 + 8 + 32;
+/** Records per serialised batch: an edit reads and checks the batch of each changed file, 64 records, some 100 KB. */
+const RECORD_BATCH = 64;
 const FILE = 'edit-state.bin';
 const LOG_MAGIC = Buffer.from('KNOCELOG');
 const LOG_FORMAT = 1;
@@ -114,36 +118,49 @@ export interface EditHead extends Omit<EditState, 'entities'> {
 
 /** Writes the state atomically; a failure only costs the next edit its shortcut. */
 export function saveEditState(dir: string, state: EditState): void {
-  const records = state.entities.map((record) => serialize(record));
-  const offsets = new Float64Array(records.length + 1);
-  const digests = Buffer.alloc(32 * records.length);
-  records.forEach((bytes, i) => {
-    offsets[i + 1] = offsets[i]! + bytes.length;
-    createHash('sha256').update(bytes).digest().copy(digests, 32 * i);
-  });
   const { entities, ...rest } = state;
-  const head: EditHead & { knoc: string; offsets: Float64Array; digests: Buffer; count: number } = {
-    ...rest,
-    knoc: knocCodeStamp(),
+  const columns = {
     paths: entities.map((e) => e.path),
     absolutePaths: entities.map((e) => e.absolutePath),
     schemaRefs: entities.map((e) => e.schema ?? ''),
     slugs: entities.map((e) => (typeof e.data.slug === 'string' ? e.data.slug : '')),
     ids: entities.map((e) => (typeof e.data.id === 'string' ? e.data.id : '')),
-    count: entities.length,
-    domains: entities.flatMap((e, i): [number, EntityRecord][] => (parseKind(e.schema) === DOMAIN_KIND ? [[i, e]] : [])),
-    perceivedCount: perceivedCountOf(entities),
-    offsets,
-    digests,
   };
   // Columns go to disk as one string each, NUL-separated: one string deserialises in a copy, ten thousand strings take a while.
-  if (COLUMNS.some((column) => head[column].some((value) => value.includes('\u0000')))) throw new Error('a value holds NUL');
-  const headBytes = serialize({ ...head, ...Object.fromEntries(COLUMNS.map((column) => [column, head[column].join('\u0000')])) });
-  const prefix = Buffer.alloc(MAGIC.length + 8);
-  MAGIC.copy(prefix);
-  prefix.writeUInt32BE(FORMAT, MAGIC.length);
-  prefix.writeUInt32BE(headBytes.length, MAGIC.length + 4);
-  writeAtomically(dir, FILE, [prefix, createHash('sha256').update(headBytes).digest(), headBytes, ...records]);
+  if (COLUMNS.some((column) => columns[column].some((value) => value.includes('\u0000')))) throw new Error('a value holds NUL');
+  writeAtomically(dir, FILE, (write) => {
+    // The records first, a batch at a time, each batch serialised and written as it comes (never all of them held at once),
+    // then the head that points into them. One `serialize` per record would leave a buffer of several kilobytes behind each
+    // until the next collection, ten times what it holds.
+    const batches = Math.ceil(entities.length / RECORD_BATCH);
+    const offsets = new Float64Array(batches + 1);
+    const digests = Buffer.alloc(32 * batches);
+    for (let b = 0; b < batches; b++) {
+      const bytes = serialize(entities.slice(b * RECORD_BATCH, (b + 1) * RECORD_BATCH));
+      offsets[b + 1] = offsets[b]! + bytes.length;
+      createHash('sha256').update(bytes).digest().copy(digests, 32 * b);
+      write(bytes);
+    }
+    const head: EditHead & { knoc: string; offsets: Float64Array; digests: Buffer; count: number } = {
+      ...rest,
+      knoc: knocCodeStamp(),
+      ...columns,
+      count: entities.length,
+      domains: entities.flatMap((e, i): [number, EntityRecord][] => (parseKind(e.schema) === DOMAIN_KIND ? [[i, e]] : [])),
+      perceivedCount: perceivedCountOf(entities),
+      offsets,
+      digests,
+    };
+    const headBytes = serialize({ ...head, ...Object.fromEntries(COLUMNS.map((column) => [column, head[column].join('\u0000')])) });
+    write(headBytes);
+    const prefix = Buffer.alloc(PREFIX_LENGTH);
+    MAGIC.copy(prefix);
+    prefix.writeUInt32BE(FORMAT, MAGIC.length);
+    prefix.writeUInt32BE(headBytes.length, MAGIC.length + 4);
+    prefix.writeDoubleBE(offsets[batches]!, MAGIC.length + 8);
+    createHash('sha256').update(headBytes).digest().copy(prefix, MAGIC.length + 16);
+    return prefix;
+  });
 }
 
 /** How many bound agents perceive each domain slug, counting an agent once per mention (as the orphan rule reads them). */
@@ -200,11 +217,13 @@ export function openEditState(dir: string, token: string, overlay?: Pick<EditLog
     return undefined;
   }
   try {
-    const prefix = Buffer.alloc(MAGIC.length + 8 + 32);
+    const prefix = Buffer.alloc(PREFIX_LENGTH);
     if (readSync(fd, prefix, 0, prefix.length, 0) !== prefix.length || !prefix.subarray(0, MAGIC.length).equals(MAGIC) || prefix.readUInt32BE(MAGIC.length) !== FORMAT) throw new Error('not a state');
     const headLength = prefix.readUInt32BE(MAGIC.length + 4);
+    const recordsLength = prefix.readDoubleBE(MAGIC.length + 8);
+    if (!Number.isSafeInteger(recordsLength) || recordsLength < 0) throw new Error('damaged');
     const headBytes = Buffer.alloc(headLength);
-    if (readSync(fd, headBytes, 0, headLength, prefix.length) !== headLength || !createHash('sha256').update(headBytes).digest().equals(prefix.subarray(MAGIC.length + 8))) throw new Error('damaged');
+    if (readSync(fd, headBytes, 0, headLength, PREFIX_LENGTH + recordsLength) !== headLength || !createHash('sha256').update(headBytes).digest().equals(prefix.subarray(MAGIC.length + 16))) throw new Error('damaged');
     const head = deserialize(headBytes) as EditHead & { knoc: unknown; offsets: unknown; digests: unknown; count: unknown };
     if (!isRecord(head) || head.knoc !== knocCodeStamp() || head.token !== token || !(head.offsets instanceof Float64Array) || !Buffer.isBuffer(head.digests) || typeof head.count !== 'number') throw new Error('foreign');
     const { offsets, digests, count } = head;
@@ -221,8 +240,9 @@ export function openEditState(dir: string, token: string, overlay?: Pick<EditLog
         },
       });
     }
-    if (offsets.length !== count + 1 || digests.length !== 32 * count) throw new Error('damaged');
-    const base = prefix.length + headLength;
+    const batches = Math.ceil(count / RECORD_BATCH);
+    if (offsets.length !== batches + 1 || digests.length !== 32 * batches || offsets[batches] !== recordsLength) throw new Error('damaged');
+    const base = PREFIX_LENGTH;
     const changed = new Map(overlay?.records ?? []);
     if (overlay) {
       head.complete = overlay.complete;
@@ -230,18 +250,35 @@ export function openEditState(dir: string, token: string, overlay?: Pick<EditLog
       head.perceivedCount = overlay.perceivedCount;
       head.domains = head.domains.map(([i, record]) => [i, changed.get(i) ?? record]);
     }
-    const record = (position: number): EntityRecord | undefined => {
-      if (changed.has(position)) return changed.get(position);
-      if (!(position >= 0 && position < count)) return undefined;
-      const length = offsets[position + 1]! - offsets[position]!;
+    // The batch read last, its records handed out once each: reading every record in order reads each batch once,
+    // and no two callers ever share a record object.
+    let last: { batch: number; records: (EntityRecord | undefined)[] } | undefined;
+    const readBatch = (batch: number): (EntityRecord | undefined)[] | undefined => {
+      const length = offsets[batch + 1]! - offsets[batch]!;
       const bytes = Buffer.alloc(length);
       try {
-        if (readSync(fd, bytes, 0, length, base + offsets[position]!) !== length) return undefined;
-        if (!createHash('sha256').update(bytes).digest().equals(digests.subarray(32 * position, 32 * position + 32))) return undefined;
-        return deserialize(bytes) as EntityRecord;
+        if (readSync(fd, bytes, 0, length, base + offsets[batch]!) !== length) return undefined;
+        if (!createHash('sha256').update(bytes).digest().equals(digests.subarray(32 * batch, 32 * batch + 32))) return undefined;
+        const records = deserialize(bytes) as unknown;
+        const expected = Math.min(RECORD_BATCH, count - batch * RECORD_BATCH);
+        return Array.isArray(records) && records.length === expected ? (records as EntityRecord[]) : undefined;
       } catch {
         return undefined;
       }
+    };
+    const record = (position: number): EntityRecord | undefined => {
+      if (changed.has(position)) return changed.get(position);
+      if (!(position >= 0 && position < count && Number.isInteger(position))) return undefined;
+      const batch = Math.floor(position / RECORD_BATCH);
+      const slot = position - batch * RECORD_BATCH;
+      if (last?.batch !== batch || last.records[slot] === undefined) {
+        const records = readBatch(batch);
+        if (!records) return undefined;
+        last = { batch, records };
+      }
+      const found = last.records[slot];
+      last.records[slot] = undefined;
+      return found;
     };
     return {
       head,
@@ -348,16 +385,38 @@ function parseKind(schema: string | undefined): string | undefined {
   return at <= 0 || at === schema.length - 1 ? undefined : schema.slice(0, at);
 }
 
-function writeAtomically(dir: string, file: string, parts: readonly Buffer[]): void {
+/**
+ * Writes a file atomically (a temporary name, then a rename): `fill` writes
+ * the body through `write` (buffered about a megabyte at a time) and returns
+ * the prefix, written last over the space kept for it at the start.
+ */
+function writeAtomically(dir: string, file: string, fill: (write: (bytes: Buffer) => void) => Buffer): void {
   mkdirSync(dir, { recursive: true });
   const temp = path.join(dir, `.${file}.${randomBytes(6).toString('hex')}`);
   try {
     const fd = openSync(temp, 'w');
     try {
-      for (let at = 0; at < parts.length; at += 1024) {
-        const chunk = Buffer.concat(parts.slice(at, at + 1024));
-        for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done);
-      }
+      const writeAt = (bytes: Buffer, position: number) => {
+        for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
+      };
+      let at = PREFIX_LENGTH;
+      let pending: Buffer[] = [];
+      let size = 0;
+      const flush = () => {
+        const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, size);
+        writeAt(chunk, at);
+        at += chunk.length;
+        pending = [];
+        size = 0;
+      };
+      const prefix = fill((bytes) => {
+        pending.push(bytes);
+        size += bytes.length;
+        if (size >= 1 << 20) flush();
+      });
+      if (pending.length > 0) flush();
+      if (prefix.length !== PREFIX_LENGTH) throw new Error('the prefix has the wrong length');
+      writeAt(prefix, 0);
     } finally {
       closeSync(fd);
     }

@@ -127,7 +127,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   ];
   let phaseStart = performance.now();
   const early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
-  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs);
+  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs, !options.memoryCache);
   if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files` });
   // What parsing left behind goes before compiling: the bytes of every file the workers analysed (a finding's
   // position or code frame reads the file again) and, in a large build, the workers' messages.
@@ -294,14 +294,14 @@ function mayRunWorkers(discovery: Discovery, jobs: number | undefined): boolean 
 }
 
 /** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached. */
-async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs): Promise<Set<string>> {
+async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs, release = false): Promise<Set<string>> {
   if (!mayRunWorkers(discovery, jobs)) return new Set();
   const workers = jobs ?? Math.min(4, availableParallelism());
   const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
   const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
   const misses = discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (misses.length === 0 || (jobs === undefined && misses.length < PARALLEL_THRESHOLD)) return new Set(specsParsed);
-  await prewarmCache(cache, misses, specs, schemaSetDigest, workers, onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })), outputs);
+  await prewarmCache(cache, misses, specs, schemaSetDigest, workers, onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })), outputs, release);
   return new Set([...specsParsed, ...misses.map((m) => m.path)]);
 }
 

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { analysisKey, type BuildCache } from '../cache/analysis-cache.js';
 import type { Entity } from '../model/entity.js';
-import type { SourceFile } from '../model/source-file.js';
+import { releaseText, type SourceFile } from '../model/source-file.js';
 import type { AgentOutputContext } from './agent-outputs.js';
 import type { WorkerBatch, WorkerReply, WorkerSetup } from './analyze-worker.js';
 
@@ -29,9 +29,19 @@ export interface PrewarmOutputs {
  * workers also project the card and render the page of each blueprint sure to
  * publish, and those go in the cache too. compile() then finds every analysis
  * there, and every card and page under the key it computes itself, so its
- * output cannot depend on how many jobs ran.
+ * output cannot depend on how many jobs ran. With `release`, each source lets
+ * go of its bytes once its analysis is back (see `releaseText`).
  */
-export async function prewarmCache(cache: BuildCache, content: readonly SourceFile[], specs: readonly Entity[], schemaSetDigest: string, jobs: number, onProgress?: (done: number) => void, outputs?: PrewarmOutputs): Promise<number> {
+export async function prewarmCache(
+  cache: BuildCache,
+  content: readonly SourceFile[],
+  specs: readonly Entity[],
+  schemaSetDigest: string,
+  jobs: number,
+  onProgress?: (done: number) => void,
+  outputs?: PrewarmOutputs,
+  release = false,
+): Promise<number> {
   const misses = content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) return 0;
   const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
@@ -49,6 +59,8 @@ export async function prewarmCache(cache: BuildCache, content: readonly SourceFi
       const { analysis, outputs: made } = results[i]!;
       cache.analyses.set(key, analysis);
       cache.used.add(key);
+      // Analysed: its bytes are needed again only for a finding's position or code frame, which reads the file.
+      if (release) releaseText(source);
       if (!made) return;
       // Not marked used: compile() marks what it looks up, and only that is saved.
       cache.cards.set(made.card.key, made.card.value);
