@@ -1,0 +1,87 @@
+// The edit state on disk: records in batches, the head after them. An edit reads the head and the
+// batch of each record it asks for; whatever it reads back must be what was saved, and damage anywhere
+// must read as "no state", never as other records.
+import { openSync, readFileSync, writeFileSync, closeSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadEditState, openEditState, saveEditState, type EditState, type EntityRecord } from '../src/cache/edit-state.js';
+import { makeTempDir } from './support/temp-repo.js';
+
+const agent = (i: number): EntityRecord => ({
+  path: `content/agent-blueprints/a-${i}.kno`,
+  absolutePath: `/repo/content/agent-blueprints/a-${i}.kno`,
+  origin: 'content',
+  schema: 'agent-blueprint@0.2.0',
+  data: { slug: `a-${i}`, id: `agent-${i}`, persona: { perception: { domains: [`d-${i % 3}`, 'shared'] } } },
+  digest: `digest-${i}`,
+  sha256: `sha-${i}`,
+  ...(i % 2 === 0 ? { published: { slug: `a-${i}`, card: { name: `A ${i}`, description: 'ü'.repeat(i % 7), version: '1.0.0', supportedInterfaces: [], capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [] }, sha256: `card-${i}`, size: i, pageSha256: `page-${i}`, pageSize: 2 * i } } : {}),
+});
+const domain = (i: number): EntityRecord => ({ path: `content/perception-domains/d-${i}.kno`, absolutePath: `/repo/content/perception-domains/d-${i}.kno`, origin: 'content', schema: 'perception-domain@0.1.0', data: { slug: `d-${i}`, title: `Domain ${i}` }, digest: `dd-${i}`, sha256: `ds-${i}` });
+
+function stateOf(count: number): EditState {
+  const entities = Array.from({ length: count }, (_, i) => (i % 50 === 7 ? domain(i) : agent(i)));
+  return { token: 'token-1', schemaSetDigest: 'set', config: {}, complete: true, specs: [], schemas: [], entities, suppressedByFile: { 'content/x.kno': 2 } };
+}
+
+describe('edit state', () => {
+  for (const count of [0, 1, 63, 64, 65, 200]) {
+    it(`gives back every one of ${count} records as saved, in any order, each time asked`, () => {
+      const dir = makeTempDir();
+      const state = stateOf(count);
+      saveEditState(dir, state);
+      expect(loadEditState(dir, 'token-1')).toEqual(state);
+      const open = openEditState(dir, 'token-1')!;
+      try {
+        expect(open.head.paths).toEqual(state.entities.map((e) => e.path));
+        expect(open.head.slugs).toEqual(state.entities.map((e) => e.data.slug));
+        expect(open.head.domains).toEqual(state.entities.flatMap((e, i) => (e.schema?.startsWith('perception-domain') ? [[i, e]] : [])));
+        const order = Array.from({ length: count }, (_, i) => (i * 37) % count);
+        for (const i of [...order, ...order.slice(0, 5)]) {
+          const first = open.record(i);
+          expect(first).toEqual(state.entities[i]);
+          // Asked again, a record is a fresh copy: one caller's changes never reach another.
+          first!.data.slug = 'changed';
+          expect(open.record(i)).toEqual(state.entities[i]);
+        }
+        expect(open.record(count)).toBeUndefined();
+        expect(open.record(-1)).toBeUndefined();
+        expect(open.record(0.5)).toBeUndefined();
+      } finally {
+        open.close();
+      }
+    });
+  }
+
+  it('reads as no state when another token, a damaged head or a damaged batch is found', () => {
+    const dir = makeTempDir();
+    saveEditState(dir, stateOf(200));
+    const file = path.join(dir, 'edit-state.bin');
+    const saved = readFileSync(file);
+    expect(openEditState(dir, 'other')).toBeUndefined();
+    // The last byte belongs to the head, which is written after the records.
+    const flip = (at: number) => {
+      writeFileSync(file, saved);
+      const fd = openSync(file, 'r+');
+      try {
+        writeSync(fd, Buffer.from([saved[at]! ^ 0xff]), 0, 1, at);
+      } finally {
+        closeSync(fd);
+      }
+    };
+    flip(saved.length - 1);
+    expect(openEditState(dir, 'token-1')).toBeUndefined();
+    // A byte early in the records: the head opens, the first batch does not, the others do.
+    flip(100);
+    const open = openEditState(dir, 'token-1')!;
+    try {
+      expect(open.record(0)).toBeUndefined();
+      expect(open.record(63)).toBeUndefined();
+      expect(open.record(64)).toEqual(stateOf(200).entities[64]);
+      expect(open.all()).toBeUndefined();
+    } finally {
+      open.close();
+    }
+    expect(loadEditState(dir, 'token-1')).toBeUndefined();
+  });
+});
