@@ -109,7 +109,7 @@ export class BytePatch {
   }
 
   /** The patched file: its sha256 and size, its bytes on demand, and a writer that copies the old file and writes the patches over it. */
-  result(source: string, unchanged: () => boolean): { sha256(): string; size: number; readonly bytes: Buffer; writeTo(file: string): void } {
+  result(source: string, unchanged: () => boolean): { sha256(): string | undefined; size: number; readonly bytes: Buffer; writeTo(file: string): void } {
     const edits = [...this.edits].sort((a, b) => a.start - b.start);
     const parts = (): Buffer[] => {
       const list: Buffer[] = [];
@@ -124,10 +124,15 @@ export class BytePatch {
     const size = this.bytes.length + edits.reduce((sum, e) => sum + e.bytes.length - (e.end - e.start), 0);
     const inPlace = edits.every((e) => e.bytes.length === e.end - e.start);
     return {
-      sha256(): string {
-        const hash = createHash('sha256');
-        for (const part of parts()) hash.update(part);
-        return hash.digest('hex');
+      sha256: (): string | undefined => {
+        if (!(this.bytes instanceof FileBytes)) {
+          const hash = createHash('sha256');
+          for (const part of parts()) hash.update(part);
+          return hash.digest('hex');
+        }
+        // A file read where the patch looked: hashed as it is read again, through one buffer, and only while it is the file that was read.
+        const digest = hashPatched(source, this.bytes.length, edits);
+        return unchanged() ? digest : undefined;
       },
       size,
       get bytes(): Buffer {
@@ -219,6 +224,40 @@ function bisect(bytes: Bytes, low: number, high: number, marker: string, order: 
   }
   return -1;
 }
+
+/**
+ * The sha256 of the file `source` (`length` bytes) with `edits` (sorted, not
+ * overlapping) written over it, read through one buffer kept for the purpose:
+ * hashing a file of megabytes touches no new memory.
+ */
+function hashPatched(source: string, length: number, edits: readonly { start: number; end: number; bytes: Buffer }[]): string {
+  const hash = createHash('sha256');
+  scratch ??= Buffer.allocUnsafe(1 << 20);
+  const buffer = scratch;
+  const fd = openSync(source, 'r');
+  try {
+    let at = 0;
+    const feed = (end: number) => {
+      while (at < end) {
+        const read = readSync(fd, buffer, 0, Math.min(buffer.length, end - at), at);
+        if (read === 0) throw new Error('the file shrank while it was read');
+        hash.update(buffer.subarray(0, read));
+        at += read;
+      }
+    };
+    for (const { start, end, bytes } of edits) {
+      feed(start);
+      hash.update(bytes);
+      at = end;
+    }
+    feed(length);
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
+}
+
+let scratch: Buffer | undefined;
 
 /** The first `marker` from `from` that starts within `span` bytes, or -1. */
 function windowIndexOf(bytes: Bytes, marker: string, from: number, span: number): number {

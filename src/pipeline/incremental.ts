@@ -569,26 +569,21 @@ function patchChanges(
     if (card && (!record.published || stableJson(fleetView(card.card)) !== stableJson(record.published.card))) return undefined;
   }
   // Each file read with its stamp: the patched copy is made from the old file only while that stamp holds.
-  // The manifest, the largest file, is read only where its entries are; the two indexes whole (their new sha256 is needed).
-  const opened = (file: string, whole: boolean) => {
+  // Each is read only where its entries are; the two indexes are then hashed as they are read again (their new sha256 is needed).
+  const opened = (file: string) => {
     const absolute = path.join(outDir, file);
     const stamp = stampOf(absolute);
-    let bytes: Buffer | FileBytes;
-    if (whole) bytes = readFileSync(absolute);
-    else {
-      const lazy = new FileBytes(absolute);
-      closers.push(() => lazy.close());
-      bytes = lazy;
-    }
+    const bytes = new FileBytes(absolute);
+    closers.push(() => bytes.close());
     return { absolute, patch: new BytePatch(bytes), unchanged: () => stamp !== null && sameFileStamp(stampOf(absolute), stamp) };
   };
   let manifest: ReturnType<typeof opened>;
   let agents: ReturnType<typeof opened>;
   let headers: ReturnType<typeof opened>;
   try {
-    manifest = opened(MANIFEST_PATH, false);
-    agents = opened(AGENT_INDEX_PATH, true);
-    headers = opened(HEADERS_PATH, true);
+    manifest = opened(MANIFEST_PATH);
+    agents = opened(AGENT_INDEX_PATH);
+    headers = opened(HEADERS_PATH);
   } catch {
     return undefined;
   }
@@ -617,11 +612,14 @@ function patchChanges(
     if (!patched) return undefined;
   }
   // The manifest's own sha256 is recorded only in the stat index, which needs it only for a racily clean stamp (see awaitLaterClock).
-  const patchedFile = (file: string, opened: { absolute: string; patch: BytePatch; unchanged: () => boolean }, hashed = true): PlannedOutput => {
+  // Undefined when the file changed while it was read.
+  const patchedFile = (file: string, opened: { absolute: string; patch: BytePatch; unchanged: () => boolean }, hashed = true): PlannedOutput | undefined => {
     const result = opened.patch.result(opened.absolute, opened.unchanged);
+    const sha256 = hashed ? result.sha256() : '';
+    if (sha256 === undefined) return undefined;
     return {
       path: file,
-      sha256: hashed ? result.sha256() : '',
+      sha256,
       size: result.size,
       inputs: [],
       writeTo: (target: string) => result.writeTo(target),
@@ -632,6 +630,7 @@ function patchChanges(
   };
   if (cards.size > 0) {
     const output = patchedFile(AGENT_INDEX_PATH, agents);
+    if (!output) return undefined;
     files.set(AGENT_INDEX_PATH, output);
     entries.set(AGENT_INDEX_PATH, { sha256: output.sha256 });
   }
@@ -656,6 +655,7 @@ function patchChanges(
   }
   if (headersChanged) {
     const output = patchedFile(HEADERS_PATH, headers);
+    if (!output) return undefined;
     files.set(HEADERS_PATH, output);
     entries.set(HEADERS_PATH, { sha256: output.sha256 });
     if (!setEntry(HEADERS_PATH, output.sha256, output.size)) return undefined;
@@ -673,7 +673,7 @@ function patchChanges(
     if (entry.before !== entry.sha256) changed.push(output);
   }
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  if (changed.length > 0) changed.push(patchedFile(MANIFEST_PATH, manifest, false));
+  if (changed.length > 0) changed.push(patchedFile(MANIFEST_PATH, manifest, false)!);
   return { changed, rebuilt: files.size, pages };
 }
 
