@@ -46,6 +46,23 @@ describe('publishing a small change through a journal', () => {
     expect(runCli(['verify', '--root', root]).status).toBe(0);
   });
 
+  it('removes a journal a killed build wrote but never committed, on the next publish of either kind', () => {
+    const root = largerRepo();
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    // Killed between writing its journal and the rename that commits it: the journal lies under its temporary name.
+    const stray = path.join(root, '.knoc-journal-dist.0123456789ab');
+    writeFileSync(stray, '{"stage":".knoc-stage-dist-gone","write":["index.html"],"remove":[]}');
+    // Another output folder's committed journal is not this folder's to remove.
+    writeFileSync(path.join(root, '.knoc-journal-dist2'), 'not ours');
+    writeFileSync(edited(root), readFileSync(edited(root), 'utf8').replace(/^( {2}description: )(.*)$/m, '$1$2 (journal)'));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    expect(leftovers(root)).toEqual(['.knoc-journal-dist2']);
+    writeFileSync(stray, '{}');
+    expect(runCli(['build', '--root', root, '--no-cache']).status).toBe(0);
+    expect(leftovers(root)).toEqual(['.knoc-journal-dist2']);
+    expect(runCli(['verify', '--root', root]).status).toBe(0);
+  });
+
   it('removes the outputs of a deleted blueprint and the folders they leave empty', () => {
     const root = largerRepo();
     expect(runCli(['build', '--root', root]).status).toBe(0);

@@ -55,6 +55,7 @@ export async function publishChanged(outDir: string, changed: readonly PlannedOu
     faultPoint('lock', outDir);
     // A journal another build left, or a publish since the caller looked, would change files it believes untouched: the full build decides then.
     if (pendingJournal(outDir) || !stillIntact()) return false;
+    await removeUncommittedJournals(outDir);
     await recoverInterruptedSwap(outDir);
     if (changed.length > 0) await publishThroughJournal(outDir, changed, []);
     return true;
@@ -395,6 +396,22 @@ export function pendingJournal(outDir: string): boolean {
 async function recoverJournal(outDir: string): Promise<void> {
   const journalFile = path.join(path.dirname(outDir), `${JOURNAL}${path.basename(outDir)}`);
   if (await exists(journalFile)) await applyJournal(outDir, journalFile);
+  await removeUncommittedJournals(outDir);
+}
+
+/**
+ * Removes journals a killed build wrote but never committed (the temporary
+ * name a journal is written under before its rename): nothing refers to them.
+ * Called under the publish lock, so none of them is a live build's.
+ */
+async function removeUncommittedJournals(outDir: string): Promise<void> {
+  const parent = path.dirname(outDir);
+  const temporary = new RegExp(`^${escapeRegExp(`${JOURNAL}${path.basename(outDir)}`)}\\.[0-9a-f]{12}$`);
+  for (const entry of await readdir(parent).catch(() => [] as string[])) if (temporary.test(entry)) await rm(path.join(parent, entry), { force: true });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 async function removeWithEmptyParents(outDir: string, file: string): Promise<void> {
