@@ -316,7 +316,13 @@ const symbols = recordedSymbols(head, replaced);
   }
 
   async function publishEdit(): Promise<IncrementalResult | { declined: string }> {
-    let outputs = patchChanges(head, cards, targets, replaced, outDir, closers);
+    let outputs: ReturnType<typeof patchChanges>;
+    try {
+      outputs = patchChanges(head, cards, targets, replaced, outDir, closers);
+    } catch {
+      // A fleet-level file that changed while it was read (it shrank under a patch) is a doubt like any other.
+      outputs = undefined;
+    }
     if (outputs === undefined) {
       // A fleet-level field changed (or a patch found a doubt): rebuild the fleet-level outputs from every record.
       const records = open.all();
