@@ -32,7 +32,7 @@ import { stampOf } from '../model/file-stamp.js';
 import { editStateOf } from './edit-record.js';
 import { sha256Hex } from '../model/digest.js';
 import { LARGE_BUILD, releaseMemory } from './release-memory.js';
-import { releaseText, type SourceFile } from '../model/source-file.js';
+import type { SourceFile } from '../model/source-file.js';
 
 export { BASELINE_FILE, DEFAULT_CACHE_DIR } from './up-to-date.js';
 
@@ -129,9 +129,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
   const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs, !options.memoryCache);
   if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files` });
-  // What parsing left behind goes before compiling: the bytes of every file the workers analysed (a finding's
-  // position or code frame reads the file again) and, in a large build, the workers' messages.
-  if (!options.memoryCache) for (const source of discovery.content) if (prewarmed.has(source.path)) releaseText(source);
+  // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
+  // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
   if (prewarmed.size >= LARGE_BUILD) releaseMemory();
   const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
   const result = compile({
