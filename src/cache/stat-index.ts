@@ -8,9 +8,10 @@ import { isRecord } from '../model/guards.js';
 import { knocCodeStamp } from '../model/version.js';
 import { loadEditLog, type EditLog } from './edit-state.js';
 import { writeFramedFile } from './framed-file.js';
+import { DigestColumn, PathColumn } from './stat-columns.js';
 
 const MAGIC = Buffer.from('KNOCSTAT');
-const FORMAT = 1;
+const FORMAT = 2;
 const FILE = 'index.bin';
 
 /** One path the index vouches for: its stamp (null: absent) and the sha256 of a file's bytes or of a folder's listing. */
@@ -43,6 +44,8 @@ export interface RecordedReport {
 export interface StatIndex {
   /** The build options that shaped the outputs (see `indexKey`). */
   key: string;
+  /** The root: paths below it are stored relative to it. */
+  base: string;
   entries: StampedPath[];
   report: RecordedReport;
   /** Names the edit state (`edit-state.ts`) written with this index: the incremental path trusts only a state with the same token. */
@@ -51,14 +54,24 @@ export interface StatIndex {
 
 /** Writes the index atomically into the cache folder; a failure only costs the next build its shortcut. */
 export function saveStatIndex(dir: string, index: StatIndex): void {
-  // Columns, not objects: one string of paths and one array of numbers load in a few milliseconds.
-  saveStatColumns(dir, { key: index.key, ...toColumns(index.entries), report: index.report, ...(index.token ? { token: index.token } : {}) });
+  // Columns, not objects: one string of paths, one array of numbers and the digests' bytes load in a few milliseconds.
+  saveStatColumns(dir, { key: index.key, ...toColumns(index.entries, index.base), report: index.report, ...(index.token ? { token: index.token } : {}) });
 }
 
 /** Writes an index already in columns (an incremental build updates a loaded one in place). */
-export function saveStatColumns(dir: string, index: { key: string; paths: string[]; numbers: Float64Array; sha256: string[]; report: RecordedReport; token?: string }): void {
+export function saveStatColumns(dir: string, index: Pick<LoadedStatIndex, 'key' | 'paths' | 'numbers' | 'sha256' | 'report'> & { token?: string }): void {
   const { paths, numbers, sha256 } = index;
-  const payload = serialize({ knoc: knocCodeStamp(), key: index.key, paths: paths.join('\u0000'), sha256: sha256.join('\u0000'), numbers, report: index.report, token: index.token ?? '' });
+  const payload = serialize({
+    knoc: knocCodeStamp(),
+    key: index.key,
+    base: paths.base,
+    paths: paths.text,
+    digests: sha256.bytes,
+    present: sha256.present,
+    numbers,
+    report: index.report,
+    token: index.token ?? '',
+  });
   writeFramedFile(dir, FILE, MAGIC, FORMAT, payload);
 }
 
@@ -69,9 +82,9 @@ export function dropStatIndex(dir: string): void {
 
 /** A loaded index, kept in columns: five numbers per path (size, mtime, ctime, inode, folder; -1 when absent). */
 export interface LoadedStatIndex {
-  paths: string[];
+  paths: PathColumn;
   numbers: Float64Array;
-  sha256: string[];
+  sha256: DigestColumn;
   report: RecordedReport;
   /** The index file's own mtime: any stamp not older than this is "racily clean". */
   writtenMs: number;
@@ -108,11 +121,12 @@ export function loadStatIndex(dir: string, key: string | undefined): LoadedStatI
   } catch {
     return undefined;
   }
-  if (!isRecord(data) || (key !== undefined && data.key !== key) || typeof data.paths !== 'string' || typeof data.sha256 !== 'string' || !(data.numbers instanceof Float64Array) || !isRecord(data.report)) return undefined;
+  if (!isRecord(data) || (key !== undefined && data.key !== key) || typeof data.paths !== 'string' || typeof data.base !== 'string' || !(data.numbers instanceof Float64Array) || !isRecord(data.report)) return undefined;
   if (key !== undefined && data.knoc !== knocCodeStamp()) return undefined;
-  const paths = data.paths.split('\u0000');
-  const sha256 = data.sha256.split('\u0000');
-  if (sha256.length !== paths.length || data.numbers.length !== paths.length * 5) return undefined;
+  if (!(data.digests instanceof Uint8Array) || !(data.present instanceof Uint8Array)) return undefined;
+  const paths = PathColumn.stored(data.paths, data.base);
+  const sha256 = DigestColumn.stored(data.digests, data.present);
+  if (!paths || !sha256 || sha256.length !== paths.length || data.numbers.length !== paths.length * 5) return undefined;
   const token = typeof data.token === 'string' ? data.token : '';
   const index: LoadedStatIndex = { paths, numbers: data.numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs, key: typeof data.key === 'string' ? data.key : '', token };
   // Edits since then re-stamped a few entries and changed the report; the log is as new as its file, so the racy check starts there.
@@ -121,16 +135,16 @@ export function loadStatIndex(dir: string, key: string | undefined): LoadedStatI
   for (const [slot, numbers, digest] of edited.log.slots) {
     if (!(slot >= 0 && slot < paths.length) || numbers.length !== 5) return undefined;
     index.numbers.set(numbers, slot * 5);
-    index.sha256[slot] = digest;
+    index.sha256.set(slot, digest);
   }
   return { ...index, report: edited.log.report, writtenMs: Math.max(writtenMs, edited.writtenMs), log: edited.log };
 }
 
-/** Entries as columns, the form `unchangedSince` checks. */
-export function toColumns(entries: readonly StampedPath[]): Pick<LoadedStatIndex, 'paths' | 'numbers' | 'sha256'> {
+/** Entries as columns, the form `unchangedSince` checks; `base` is the folder paths are stored relative to (the root). */
+export function toColumns(entries: readonly StampedPath[], base = path.resolve('.')): Pick<LoadedStatIndex, 'paths' | 'numbers' | 'sha256'> {
   const numbers = new Float64Array(entries.length * 5);
   entries.forEach(({ stamp }, i) => numbers.set(stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dir ? 1 : 0] : [-1, -1, -1, -1, -1], i * 5));
-  return { paths: entries.map((e) => e.path), numbers, sha256: entries.map((e) => e.sha256 ?? '') };
+  return { paths: PathColumn.of(entries.map((e) => e.path), base), numbers, sha256: DigestColumn.of(entries.map((e) => e.sha256 ?? '')) };
 }
 
 /**
@@ -156,26 +170,25 @@ export function changedSince(index: Pick<LoadedStatIndex, 'paths' | 'numbers' | 
   const { paths, numbers, sha256 } = index;
   // A path below the current folder is looked up from there: the kernel walks a few components instead of all of them
   // (a no-op build at 10,000 blueprints, run from the repository: about 12 ms less of 330).
-  const here = path.resolve('.') + path.sep;
-  const local = (file: string) => (file.startsWith(here) ? file.slice(here.length) : file);
+  const here = path.resolve('.');
   for (let i = start; i < end; i++) {
-    if (!sameAsRecorded(paths, numbers, sha256, i, writtenMs, local) && differs(i)) return undefined;
+    if (!sameAsRecorded(paths, numbers, sha256, i, writtenMs, here) && differs(i)) return undefined;
   }
   return changed;
 }
 
-function sameAsRecorded(paths: readonly string[], numbers: Float64Array, sha256: readonly string[], i: number, writtenMs: number, local: (file: string) => string): boolean {
+function sameAsRecorded(paths: PathColumn, numbers: Float64Array, sha256: DigestColumn, i: number, writtenMs: number, here: string): boolean {
   const at = i * 5;
-  const info = lstatSync(local(paths[i]!), { throwIfNoEntry: false });
+  const info = lstatSync(paths.fromHere(i, here), { throwIfNoEntry: false });
   if (numbers[at]! < 0 || !info) return (numbers[at]! < 0) === !info;
   const dir = numbers[at + 4] === 1;
   if (info.size !== numbers[at] || info.mtimeMs !== numbers[at + 1] || info.ctimeMs !== numbers[at + 2] || info.ino !== numbers[at + 3] || info.isDirectory() !== dir) return false;
   if (Math.max(numbers[at + 1]!, numbers[at + 2]!) < writtenMs) return true;
-  const expected = sha256[i];
+  const expected = sha256.get(i);
   if (!expected) return false;
-  if (dir) return listingOf(paths[i]!) === expected;
+  if (dir) return listingOf(paths.at(i)) === expected;
   try {
-    return createHash('sha256').update(readFileSync(paths[i]!)).digest('hex') === expected;
+    return createHash('sha256').update(readFileSync(paths.at(i))).digest('hex') === expected;
   } catch {
     return false;
   }
@@ -186,12 +199,12 @@ export function intactBelow(index: LoadedStatIndex, folder: string): Map<string,
   const intact = new Map<string, string>();
   const prefix = folder + path.sep;
   for (let i = 0; i < index.paths.length; i++) {
-    const file = index.paths[i]!;
+    const file = index.paths.at(i);
     const at = i * 5;
-    if (!file.startsWith(prefix) || !index.sha256[i] || index.numbers[at + 4] === 1 || Math.max(index.numbers[at + 1]!, index.numbers[at + 2]!) >= index.writtenMs) continue;
+    if (!file.startsWith(prefix) || index.sha256.present[i] !== 1 || index.numbers[at + 4] === 1 || Math.max(index.numbers[at + 1]!, index.numbers[at + 2]!) >= index.writtenMs) continue;
     const info = lstatSync(file, { throwIfNoEntry: false });
     if (!info || info.size !== index.numbers[at] || info.mtimeMs !== index.numbers[at + 1] || info.ctimeMs !== index.numbers[at + 2] || info.ino !== index.numbers[at + 3] || !info.isFile()) continue;
-    intact.set(file.slice(prefix.length).split(path.sep).join('/'), index.sha256[i]!);
+    intact.set(file.slice(prefix.length).split(path.sep).join('/'), index.sha256.get(i));
   }
   return intact;
 }

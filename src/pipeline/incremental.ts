@@ -170,17 +170,19 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
   for (const slot of changed) {
     const at = slot * 5;
     if (index.numbers[at + 4] === 1) {
-      const stamp = stampOf(index.paths[slot]!);
-      const listing = stamp?.dir ? listingOf(index.paths[slot]!) : undefined;
-      if (listing === undefined || listing !== index.sha256[slot]) return declined(`the entries of ${index.paths[slot]} changed: files were added, removed or renamed`);
+      const folder = index.paths.at(slot);
+      const stamp = stampOf(folder);
+      const listing = stamp?.dir ? listingOf(folder) : undefined;
+      if (listing === undefined || listing !== index.sha256.get(slot)) return declined(`the entries of ${folder} changed: files were added, removed or renamed`);
       folders.push({ slot, stamp, listing });
       continue;
     }
-    if (index.numbers[at]! < 0) return declined(`${index.paths[slot]} was absent`);
-    const position = head.absolutePaths.indexOf(index.paths[slot]!);
-    if (position < 0) return declined(`${index.paths[slot]} is not a blueprint source`);
+    const file = index.paths.at(slot);
+    if (index.numbers[at]! < 0) return declined(`${file} was absent`);
+    const position = head.absolutePaths.indexOf(file);
+    if (position < 0) return declined(`${file} is not a blueprint source`);
     const record = open.record(position);
-    if (!record || record.absolutePath !== index.paths[slot]) return declined(`the record of ${index.paths[slot]} cannot be read`);
+    if (!record || record.absolutePath !== file) return declined(`the record of ${file} cannot be read`);
     if (record.origin !== 'content' || parseSchemaRef(record.schema)?.name !== AGENT_KIND) return declined(`${record.path} is not a blueprint`);
     targets.push({ position, slot, record });
   }
@@ -340,7 +342,7 @@ const symbols = recordedSymbols(head, replaced);
 
     const manifestSlot = index.paths.indexOf(path.join(outDir, MANIFEST_PATH));
     if (manifestSlot < 0) return declined('the stat index does not list manifest.json');
-    const stillIntact = () => sameStamp(stampOf(index.paths[manifestSlot]!), index.numbers, manifestSlot);
+    const stillIntact = () => sameStamp(stampOf(index.paths.at(manifestSlot)), index.numbers, manifestSlot);
     if (!(await publishChanged(outDir, outputs.changed, stillIntact))) return declined('the output folder changed while this build ran');
     endPhase('write', `${outputs.changed.length} changed`);
 
@@ -355,7 +357,7 @@ const symbols = recordedSymbols(head, replaced);
     const setSlot = (slot: number, stamp: FileStamp | null, sha256: string) => {
       const numbers = stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dir ? 1 : 0] : [-1, -1, -1, -1, -1];
       index.numbers.set(numbers, slot * 5);
-      index.sha256[slot] = sha256;
+      index.sha256.set(slot, sha256);
       slots.set(slot, { numbers, sha256 });
     };
     for (const [k, { slot }] of targets.entries()) setSlot(slot, sources[k]!.stamp!, sources[k]!.sha256);
@@ -363,7 +365,7 @@ const symbols = recordedSymbols(head, replaced);
     const wanted = new Map(outputs.changed.map((o) => [path.join(outDir, o.path), o.sha256]));
     wanted.set(outDir, '');
     for (let slot = 0; slot < index.paths.length && wanted.size > 0; slot++) {
-      const file = index.paths[slot]!;
+      const file = index.paths.at(slot);
       const sha256 = wanted.get(file);
       if (sha256 === undefined) continue;
       wanted.delete(file);

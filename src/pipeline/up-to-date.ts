@@ -190,6 +190,7 @@ export function recordUpToDate(input: RecordInput): void {
   }
   saveStatIndex(cacheDir, {
     key,
+    base: input.root,
     entries,
     report: { diagnostics: input.diagnostics, suppressed: input.suppressed, agentCount: input.agentCount, domainCount: input.domainCount, outputCount: input.outputs.length, outDir: input.outDir, files },
     ...(token ? { token } : {}),

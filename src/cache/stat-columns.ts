@@ -1,0 +1,146 @@
+import path from 'node:path';
+
+const SEPARATOR = '\u0000';
+
+/**
+ * The stat index's paths, kept as the one string they are stored in, each
+ * below the index's base folder stored relative to it. A path is sliced out
+ * when asked for: loading the index makes one string, not one per path (tens
+ * of thousands of strings that the garbage collector would copy while the
+ * no-op build runs its `lstat`s).
+ */
+export class PathColumn {
+  /** How many paths. */
+  readonly length: number;
+  /** Where each stored path starts in `text`; one more entry marks the end. */
+  private readonly starts: Uint32Array;
+
+  private constructor(
+    /** The stored paths, joined by NUL. */
+    readonly text: string,
+    /** Absolute folder that relative paths are below. */
+    readonly base: string,
+  ) {
+    if (text === '') {
+      this.starts = new Uint32Array(1);
+      this.length = 0;
+      return;
+    }
+    let count = 1;
+    for (let at = text.indexOf(SEPARATOR); at >= 0; at = text.indexOf(SEPARATOR, at + 1)) count++;
+    this.starts = new Uint32Array(count + 1);
+    let slot = 1;
+    for (let at = text.indexOf(SEPARATOR); at >= 0; at = text.indexOf(SEPARATOR, at + 1)) this.starts[slot++] = at + 1;
+    this.starts[count] = text.length + 1;
+    this.length = count;
+  }
+
+  /** Absolute paths stored against `base` (relative when below it). */
+  static of(paths: readonly string[], base: string): PathColumn {
+    const prefix = base + path.sep;
+    return new PathColumn(paths.map((file) => (file === base ? '.' : file.startsWith(prefix) ? file.slice(prefix.length) : file)).join(SEPARATOR), base);
+  }
+
+  /** A column as stored by `text`; undefined when it cannot be one (an empty path, a relative path with no base). */
+  static stored(text: string, base: string): PathColumn | undefined {
+    if (!path.isAbsolute(base)) return undefined;
+    const column = new PathColumn(text, base);
+    for (let i = 0; i < column.length; i++) if (column.starts[i + 1]! - 1 === column.starts[i]) return undefined;
+    return column;
+  }
+
+  /** The path at `slot` as stored: relative to `base`, or absolute. */
+  storedAt(slot: number): string {
+    return this.text.slice(this.starts[slot]!, this.starts[slot + 1]! - 1);
+  }
+
+  /** The absolute path at `slot`. */
+  at(slot: number): string {
+    const stored = this.storedAt(slot);
+    if (path.isAbsolute(stored)) return stored;
+    return stored === '.' ? this.base : this.base + path.sep + stored;
+  }
+
+  /**
+   * The path at `slot` as the current folder `here` (absolute) reaches it
+   * most cheaply: relative when below it, so the kernel walks a few
+   * components instead of all of them.
+   */
+  fromHere(slot: number, here: string): string {
+    const stored = this.storedAt(slot);
+    if (!path.isAbsolute(stored) && here === this.base) return stored;
+    const file = this.at(slot);
+    return file.startsWith(here + path.sep) ? file.slice(here.length + 1) : file;
+  }
+
+  /** The slot of an absolute path, or -1. */
+  indexOf(file: string): number {
+    const prefix = this.base + path.sep;
+    const stored = file === this.base ? '.' : file.startsWith(prefix) ? file.slice(prefix.length) : file;
+    const text = this.text;
+    for (let at = text.indexOf(stored); at >= 0; at = text.indexOf(stored, at + 1)) {
+      const end = at + stored.length;
+      if ((at === 0 || text[at - 1] === SEPARATOR) && (end === text.length || text[end] === SEPARATOR)) return this.slotAt(at);
+    }
+    return -1;
+  }
+
+  /** The slot whose stored path starts at character `at`. */
+  private slotAt(at: number): number {
+    let low = 0;
+    let high = this.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.starts[middle]! <= at) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+}
+
+const HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * The stat index's sha256 column as bytes (32 per path, and whether there is
+ * one): a third of the hex text, and no string per path until one is asked for.
+ * A value that is not a sha256 in lowercase hex is kept as none, which proves
+ * nothing, as a wrong digest would not.
+ */
+export class DigestColumn {
+  private constructor(
+    readonly bytes: Buffer,
+    readonly present: Uint8Array,
+  ) {}
+
+  static of(digests: readonly string[]): DigestColumn {
+    const column = DigestColumn.empty(digests.length);
+    digests.forEach((digest, slot) => column.set(slot, digest));
+    return column;
+  }
+
+  static empty(length: number): DigestColumn {
+    return new DigestColumn(Buffer.alloc(32 * length), new Uint8Array(length));
+  }
+
+  /** A column as stored; undefined when the two parts do not fit each other. */
+  static stored(bytes: Uint8Array, present: Uint8Array): DigestColumn | undefined {
+    if (bytes.length !== 32 * present.length) return undefined;
+    return new DigestColumn(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), present);
+  }
+
+  get length(): number {
+    return this.present.length;
+  }
+
+  /** The sha256 at `slot` in hex, or '' when there is none. */
+  get(slot: number): string {
+    return this.present[slot] === 1 ? this.bytes.toString('hex', 32 * slot, 32 * slot + 32) : '';
+  }
+
+  set(slot: number, digest: string): void {
+    const valid = HEX.test(digest);
+    this.present[slot] = valid ? 1 : 0;
+    if (valid) this.bytes.write(digest, 32 * slot, 32, 'hex');
+    else this.bytes.fill(0, 32 * slot, 32 * slot + 32);
+  }
+}

@@ -1,0 +1,98 @@
+// The stat index keeps its paths in one string (relative to the root where they are below it) and its
+// digests as bytes. Whatever is put in must come out the same, by slot and by search, and a saved
+// index must load back to the same columns.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DigestColumn, PathColumn } from '../src/cache/stat-columns.js';
+import { loadStatIndex, saveStatIndex, type StampedPath } from '../src/cache/stat-index.js';
+import { makeTempDir } from './support/temp-repo.js';
+
+const base = path.resolve('/repo/root');
+const segment = fc.stringMatching(/^[a-z0-9._-]{1,8}$/).filter((s) => s !== '.' && s !== '..');
+const somePath = fc.oneof(
+  fc.constant(base),
+  fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => path.join(base, ...parts)),
+  fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => path.join('/elsewhere', ...parts)),
+  fc.array(segment, { minLength: 1, maxLength: 2 }).map((parts) => path.join('/repo', ...parts)),
+);
+
+describe('path column', () => {
+  it('gives back every path by slot and finds each at its first slot', () => {
+    fc.assert(
+      fc.property(fc.array(somePath, { maxLength: 40 }), (paths) => {
+        const column = PathColumn.of(paths, base);
+        expect(column.length).toBe(paths.length);
+        paths.forEach((file, slot) => {
+          expect(column.at(slot)).toBe(file);
+          expect(column.indexOf(file)).toBe(paths.indexOf(file));
+        });
+        const again = PathColumn.stored(column.text, base)!;
+        expect(Array.from({ length: again.length }, (_, slot) => again.at(slot))).toEqual(paths);
+      }),
+    );
+  });
+
+  it('does not find a path that is only part of a stored one', () => {
+    const column = PathColumn.of([path.join(base, 'content/a.kno'), '/elsewhere/b/c', base], base);
+    expect(column.indexOf(path.join(base, 'content'))).toBe(-1);
+    expect(column.indexOf(path.join(base, 'a.kno'))).toBe(-1);
+    expect(column.indexOf('/elsewhere/b')).toBe(-1);
+    expect(column.indexOf(base)).toBe(2);
+    expect(column.indexOf(path.join(base, 'content/a.kno'))).toBe(0);
+  });
+
+  it('names a path from the current folder as short as it can, and always as the same file', () => {
+    fc.assert(
+      fc.property(fc.array(somePath, { minLength: 1, maxLength: 20 }), fc.constantFrom(base, '/repo', '/elsewhere', '/other'), (paths, here) => {
+        const column = PathColumn.of(paths, base);
+        paths.forEach((file, slot) => {
+          const local = column.fromHere(slot, here);
+          expect(path.resolve(here, local)).toBe(file);
+          if (file.startsWith(here + path.sep)) expect(path.isAbsolute(local)).toBe(false);
+        });
+      }),
+    );
+  });
+
+  it('refuses stored text that cannot be a column', () => {
+    expect(PathColumn.stored('a\u0000\u0000b', base)).toBeUndefined();
+    expect(PathColumn.stored('a', 'relative/base')).toBeUndefined();
+    expect(PathColumn.stored('', base)?.length).toBe(0);
+  });
+});
+
+describe('digest column', () => {
+  it('keeps a sha256 in hex as given and anything else as none', () => {
+    const hex = createHash('sha256').update('x').digest('hex');
+    const column = DigestColumn.of([hex, '', 'not-a-digest', hex.toUpperCase(), '0'.repeat(64)]);
+    expect([0, 1, 2, 3, 4].map((slot) => column.get(slot))).toEqual([hex, '', '', '', '0'.repeat(64)]);
+    column.set(0, '');
+    column.set(1, hex);
+    expect([column.get(0), column.get(1)]).toEqual(['', hex]);
+    expect(DigestColumn.stored(new Uint8Array(31), new Uint8Array(1))).toBeUndefined();
+  });
+});
+
+describe('stat index on disk', () => {
+  it('loads back the paths, stamps and digests it saved', () => {
+    const dir = makeTempDir();
+    const root = makeTempDir();
+    const digest = (i: number) => createHash('sha256').update(String(i)).digest('hex');
+    const entries: StampedPath[] = [
+      { path: root, stamp: { size: 4096, mtimeMs: 1.5, ctimeMs: 2.5, ino: 9, dir: true }, sha256: digest(0) },
+      { path: path.join(root, 'content/a.kno'), stamp: { size: 10, mtimeMs: 3, ctimeMs: 4, ino: 10 }, sha256: digest(1) },
+      { path: path.join(root, 'dist/manifest.json'), stamp: null },
+      { path: '/usr/lib/knoc/specs/agent.kno', stamp: { size: 1, mtimeMs: 5, ctimeMs: 6, ino: 11 }, sha256: digest(3) },
+    ];
+    const report = { diagnostics: [], suppressed: 0, agentCount: 1, domainCount: 0, outputCount: 2, outDir: path.join(root, 'dist'), files: {} };
+    saveStatIndex(dir, { key: 'k', base: root, entries, report });
+    const loaded = loadStatIndex(dir, 'k')!;
+    expect(Array.from({ length: loaded.paths.length }, (_, slot) => loaded.paths.at(slot))).toEqual(entries.map((e) => e.path));
+    expect(Array.from({ length: loaded.sha256.length }, (_, slot) => loaded.sha256.get(slot))).toEqual(entries.map((e) => e.sha256 ?? ''));
+    expect([...loaded.numbers]).toEqual([4096, 1.5, 2.5, 9, 1, 10, 3, 4, 10, 0, -1, -1, -1, -1, -1, 1, 5, 6, 11, 0]);
+    expect(loaded.report).toEqual(report);
+    expect(loadStatIndex(dir, 'other')).toBeUndefined();
+  });
+});
