@@ -362,17 +362,16 @@ const symbols = recordedSymbols(head, replaced);
     };
     for (const [k, { slot }] of targets.entries()) setSlot(slot, sources[k]!.stamp!, sources[k]!.sha256);
     for (const { slot, stamp, listing } of folders) setSlot(slot, stamp, listing);
-    const wanted = new Map(outputs.changed.map((o) => [path.join(outDir, o.path), o.sha256]));
-    wanted.set(outDir, '');
-    for (let slot = 0; slot < index.paths.length && wanted.size > 0; slot++) {
-      const file = index.paths.at(slot);
-      const sha256 = wanted.get(file);
-      if (sha256 === undefined) continue;
-      wanted.delete(file);
-      if (file === outDir) {
-        const folder = outFolder(outDir);
-        setSlot(slot, folder.stamp, folder.sha256 ?? '');
-      } else setSlot(slot, stampOf(file), sha256);
+    // Each written file's slot, found in the index's text of paths (a few searches, no string per path).
+    for (const output of outputs.changed) {
+      const file = path.join(outDir, output.path);
+      const slot = index.paths.indexOf(file);
+      if (slot >= 0) setSlot(slot, stampOf(file), output.sha256);
+    }
+    const outSlot = index.paths.indexOf(outDir);
+    if (outSlot >= 0) {
+      const folder = outFolder(outDir);
+      setSlot(outSlot, folder.stamp, folder.sha256 ?? '');
     }
     const records = new Map(index.log?.records ?? []);
     const suppressedByFile = { ...head.suppressedByFile };
