@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { serialize } from 'node:v8';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -298,6 +299,48 @@ describe('parallel builds', () => {
     expect(trees[0]!.size).toBeGreaterThan(60);
     expect(trees[1]).toEqual(trees[0]);
     expect(trees[2]).toEqual(trees[0]);
+  });
+
+  it('keep the cards workers project in a spill file that leaves no trace, and publish, cache and return the same bytes', async () => {
+    // Run from lib/, as users run it: the workers are lib/'s, so the main thread takes the cards they project.
+    const root = copyRepo(repoRoot);
+    const dir = path.join(root, 'content/agent-blueprints');
+    const originals = readdirSync(dir).filter((f) => f.endsWith('.kno'));
+    for (let copy = 0; copy < 4; copy++) {
+      for (const [i, file] of originals.entries()) {
+        const text = readFileSync(path.join(dir, file), 'utf8');
+        const slug = `${file.replace('.kno', '')}-${copy}`;
+        writeFileSync(path.join(dir, `${slug}.kno`), text.replace(/^slug: .*$/m, `slug: ${slug}`).replace(/^id: .*$/m, `id: 01K${String(copy * 100 + i).padStart(23, '0')}`).replace(/kno:\/\/agent-blueprints\/[a-z-]+/g, 'kno://agent-blueprints/schema-reviewer'));
+      }
+    }
+    const cacheDir = path.join(root, 'node_modules/.cache/knoc');
+    expect(runCli(['build', '--root', root, '--out', 'dist-reference', '--jobs', '1', '--no-cache']).status).toBe(0);
+    const expected = snapshotTree(path.join(root, 'dist-reference'));
+
+    const first = runCli(['build', '--root', root, '--jobs', '2', '--verbose']);
+    expect(first.status).toBe(0);
+    const cards = Number(/project .* (\d+) cards/.exec(first.stderr)?.[1]);
+    expect(cards).toBeGreaterThan(20);
+    // Every card came from the workers (through the spill file), none was projected again.
+    expect(first.stderr).toMatch(new RegExp(`${cards} cards, ${cards} from cache`));
+    expect(snapshotTree(path.join(root, 'dist'))).toEqual(expected);
+    expect(readdirSync(cacheDir).filter((f) => f.startsWith('.'))).toEqual([]);
+
+    // The cache file holds the spilled cards' bytes: a full build from it alone publishes the same folder.
+    rmSync(path.join(root, 'dist'), { recursive: true });
+    rmSync(path.join(cacheDir, 'index.bin'));
+    const again = runCli(['build', '--root', root, '--jobs', '2', '--verbose']);
+    expect(again.status).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`${cards} cards, ${cards} from cache`));
+    expect(snapshotTree(path.join(root, 'dist'))).toEqual(expected);
+
+    // A build that does not publish returns outputs whose bytes can still be read once it is done.
+    rmSync(cacheDir, { recursive: true });
+    const lib = (await import(pathToFileURL(path.join(repoRoot, 'lib/pipeline/build.js')).href)) as { build: typeof build };
+    const planned = await lib.build({ root, jobs: 2, write: false });
+    const returned = planned.outputs.filter((o) => o.path.startsWith('agents/') && o.path.endsWith('agent-card.json'));
+    expect(returned).toHaveLength(cards);
+    for (const card of returned) expect(card.bytes.equals(expected.get(card.path)!)).toBe(true);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { AgentCard } from '../project/a2a-types.js';
+import type { SomeBytes } from '../model/deferred-bytes.js';
 import type { EntityData } from '../model/entity.js';
 import { sha256Hex } from '../model/digest.js';
 import type { SourceFile } from '../model/source-file.js';
@@ -18,7 +19,8 @@ export interface FileAnalysis {
 export interface CachedCard {
   /** The fields of the card the fleet-level outputs read (`fleetView`). */
   view: AgentCard;
-  bytes: Uint8Array;
+  /** In memory, or in the build's spill file (see `SpillFile`); always in memory once loaded from the cache file. */
+  bytes: SomeBytes;
   sha256: string;
 }
 

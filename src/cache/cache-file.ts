@@ -4,7 +4,8 @@ import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { isRecord } from '../model/guards.js';
 import { knocBuildId } from '../model/version.js';
-import { createBuildCache, type BuildCache } from './analysis-cache.js';
+import { bytesOf, isDeferred } from '../model/deferred-bytes.js';
+import { createBuildCache, type BuildCache, type CachedCard } from './analysis-cache.js';
 
 const MAGIC = Buffer.from('KNOCACHE');
 const FORMAT = 2;
@@ -83,7 +84,8 @@ export async function saveCacheFile(dir: string, cache: BuildCache): Promise<voi
       for (const tag of Object.keys(MAPS) as Tag[]) {
         for (const [key, value] of MAPS[tag](cache) as Map<string, unknown>) {
           if (!cache.used.has(key)) continue;
-          group.push([tag, key, value]);
+          // A card whose bytes wait in the spill file is read back for the file, a group at a time.
+          group.push([tag, key, tag === 'c' ? inMemory(value as CachedCard) : value]);
           if (group.length < GROUP) continue;
           await add(group);
           group = [];
@@ -100,6 +102,10 @@ export async function saveCacheFile(dir: string, cache: BuildCache): Promise<voi
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+function inMemory(card: CachedCard): CachedCard {
+  return isDeferred(card.bytes) ? { ...card, bytes: bytesOf(card.bytes) } : card;
 }
 
 /** The records of a payload, in order; throws on a truncated one. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { bytesOf, sizeOf, type SomeBytes } from '../model/deferred-bytes.js';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
 import type { Entity } from '../model/entity.js';
@@ -23,7 +24,7 @@ export interface PlannedOutput {
 export type OutputRequest = {
   path: string;
   inputs: readonly string[];
-} & ({ text: string; /** sha256 of `text`, when already known. */ sha256?: string } | { bytes: Uint8Array; sha256: string } | { lazy: LazyText });
+} & ({ text: string; /** sha256 of `text`, when already known. */ sha256?: string } | { bytes: SomeBytes; sha256: string } | { lazy: LazyText });
 
 /** Text known by its hash and size, rendered only when its bytes are needed (to write them, or to compare). */
 export interface LazyText {
@@ -70,15 +71,16 @@ function plan(path: string, text: string, inputs: readonly string[], sha256?: st
   };
 }
 
-/** An output whose UTF-8 bytes are already made and hashed (a card kept as bytes). */
-function planBytes(path: string, bytes: Uint8Array, sha256: string, inputs: readonly string[]): PlannedOutput {
+/** An output whose UTF-8 bytes are already made and hashed (a card kept as bytes, perhaps in a spill file until written). */
+function planBytes(path: string, bytes: SomeBytes, sha256: string, inputs: readonly string[]): PlannedOutput {
   return {
     path,
     sha256,
-    size: bytes.byteLength,
+    size: sizeOf(bytes),
     inputs: [...new Set(inputs)].sort(),
     get bytes(): Buffer {
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const read = bytesOf(bytes);
+      return Buffer.from(read.buffer, read.byteOffset, read.byteLength);
     },
   };
 }

@@ -29,7 +29,7 @@ export interface AgentOutputContext {
 
 /** One agent's card and page, with the cache keys compile() looks them up by; the page as the UTF-8 bytes to write. */
 export interface AgentOutputs {
-  card: { key: string; path: string; value: CachedCard };
+  card: { key: string; path: string; value: CachedCard & { bytes: Uint8Array } };
   page: { key: string; path: string; value: CachedPage; bytes: Buffer };
 }
 

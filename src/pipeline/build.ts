@@ -6,6 +6,7 @@ import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.j
 import { availableParallelism } from 'node:os';
 import { analysisKey, createBuildCache, type BuildCache } from '../cache/analysis-cache.js';
 import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
+import { SpillFile } from '../cache/spill-file.js';
 import { readBackFrom, type PlannedOutput } from '../emit/plan-outputs.js';
 import { discover, FILE_START, readRepositoryFile, type Discovery } from '../discover/discover.js';
 import { configuredLimits, readConfigFile } from '../config/read-config.js';
@@ -127,7 +128,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   ];
   let phaseStart = performance.now();
   const early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
-  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs, !options.memoryCache);
+  // Outside watch mode (whose cache outlives the build), the cards workers project wait in a spill file beside the cache.
+  const spill = cacheDir && !options.memoryCache && early ? SpillFile.open(cacheDir) : undefined;
+  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs, !options.memoryCache, spill);
   if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files` });
   // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
   // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
@@ -293,14 +296,14 @@ function mayRunWorkers(discovery: Discovery, jobs: number | undefined): boolean 
 }
 
 /** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached. */
-async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs, release = false): Promise<Set<string>> {
+async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs, release = false, spill?: SpillFile): Promise<Set<string>> {
   if (!mayRunWorkers(discovery, jobs)) return new Set();
   const workers = jobs ?? Math.min(4, availableParallelism());
   const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
   const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
   const misses = discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (misses.length === 0 || (jobs === undefined && misses.length < PARALLEL_THRESHOLD)) return new Set(specsParsed);
-  await prewarmCache(cache, misses, specs, schemaSetDigest, workers, onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })), outputs, release);
+  await prewarmCache(cache, misses, specs, schemaSetDigest, workers, onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })), outputs, release, spill);
   return new Set([...specsParsed, ...misses.map((m) => m.path)]);
 }
 

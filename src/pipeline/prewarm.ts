@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { analysisKey, type BuildCache } from '../cache/analysis-cache.js';
+import { analysisKey, type BuildCache, type CachedCard } from '../cache/analysis-cache.js';
+import type { SpillFile } from '../cache/spill-file.js';
 import type { Entity } from '../model/entity.js';
 import { releaseText, type SourceFile } from '../model/source-file.js';
 import type { AgentOutputContext } from './agent-outputs.js';
@@ -30,7 +31,8 @@ export interface PrewarmOutputs {
  * publish, and those go in the cache too. compile() then finds every analysis
  * there, and every card and page under the key it computes itself, so its
  * output cannot depend on how many jobs ran. With `release`, each source lets
- * go of its bytes once its analysis is back (see `releaseText`).
+ * go of its bytes once its analysis is back (see `releaseText`); with `spill`,
+ * the cards' bytes wait in that file until they are wanted.
  */
 export async function prewarmCache(
   cache: BuildCache,
@@ -41,6 +43,7 @@ export async function prewarmCache(
   onProgress?: (done: number) => void,
   outputs?: PrewarmOutputs,
   release = false,
+  spill?: SpillFile,
 ): Promise<number> {
   const misses = content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) return 0;
@@ -54,6 +57,10 @@ export async function prewarmCache(
   let done = 0;
   const store = (batch: readonly SourceFile[], { results, stageFailed }: WorkerReply) => {
     if (stageFailed) outputs?.onStageFailed?.();
+    // The batch's card bytes go to the spill file in one write; the cache keeps where they are.
+    const cards = results.flatMap((r) => (r.outputs ? [r.outputs.card.value] : []));
+    const spilled = spill && cards.length > 0 ? spill.put(cards.map((card) => card.bytes)) : undefined;
+    spilled?.forEach((bytes, i) => ((cards[i] as CachedCard).bytes = bytes));
     batch.forEach((source, i) => {
       const key = analysisKey(source, schemaSetDigest);
       const { analysis, outputs: made } = results[i]!;

@@ -1,6 +1,7 @@
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { FleetConfig } from '../model/config.js';
+import type { SomeBytes } from '../model/deferred-bytes.js';
 import type { AgentCard, AgentSkill } from './a2a-types.js';
 import { FLEET_URI } from './extension-uris.js';
 
@@ -14,8 +15,8 @@ export interface PublishedCard {
   sha256: string;
   /** The card's fleet view (`fleetView`), when it is kept apart: every field the fleet card, the indexes and the fleet page read. */
   view?: AgentCard;
-  /** The card's UTF-8 bytes, when they are kept instead of its text. */
-  bytes?: Uint8Array;
+  /** The card's UTF-8 bytes, when they are kept instead of its text (perhaps in a spill file). */
+  bytes?: SomeBytes;
 }
 
 /** Projects the fleet card: a valid v1.0 card whose skills are the member agents and whose fleet extension lists their cards. */

@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writeSync, writevSync } from 'node:fs';
+import path from 'node:path';
+import type { DeferredBytes } from '../model/deferred-bytes.js';
+
+/** Closes a spill file's descriptor once nothing can read from it any more. */
+const closer = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+});
+
+/**
+ * A file that holds bytes a build will want again only late or not at all
+ * (the cards workers project, wanted when the cache is saved), so the main
+ * thread does not keep them in memory while it gathers everything else. The
+ * file is removed as soon as it is opened: it has no name, nothing to clean
+ * up after a crash, and its descriptor closes when the last of its bytes can
+ * no longer be asked for.
+ */
+export class SpillFile {
+  private end = 0;
+
+  private constructor(private readonly fd: number) {
+    closer.register(this, fd);
+  }
+
+  /** A spill file in `dir`; undefined where one cannot be made or cannot be unlinked while open (then bytes stay in memory). */
+  static open(dir: string): SpillFile | undefined {
+    const file = path.join(dir, `.spill-${randomBytes(6).toString('hex')}`);
+    let fd: number;
+    try {
+      mkdirSync(dir, { recursive: true });
+      fd = openSync(file, 'wx+');
+    } catch {
+      return undefined;
+    }
+    try {
+      unlinkSync(file);
+    } catch {
+      closeSync(fd);
+      rmSync(file, { force: true });
+      return undefined;
+    }
+    return new SpillFile(fd);
+  }
+
+  /** Writes `parts` in one go and gives back each as deferred bytes; undefined when the write fails (keep them in memory). */
+  put(parts: readonly Uint8Array[]): DeferredBytes[] | undefined {
+    const start = this.end;
+    const total = parts.reduce((sum, part) => sum + part.byteLength, 0);
+    try {
+      let done = parts.length > 0 ? writevSync(this.fd, parts as Uint8Array[], start) : 0;
+      if (done < total) {
+        // A short write (rare for a regular file): the rest from one joined copy.
+        const joined = Buffer.concat(parts);
+        while (done < total) done += writeSync(this.fd, joined, done, total - done, start + done);
+      }
+    } catch {
+      return undefined;
+    }
+    this.end += total;
+    let at = start;
+    return parts.map((part) => {
+      const offset = at;
+      at += part.byteLength;
+      return this.deferred(offset, part.byteLength);
+    });
+  }
+
+  private deferred(offset: number, size: number): DeferredBytes {
+    // The reader holds the spill file, so its descriptor stays open while any of these bytes can be read.
+    return { size, read: () => this.read(offset, size) };
+  }
+
+  private buffer: Buffer | undefined;
+
+  /** The window last read: bytes asked for in the order they were written (as the cache file is saved) take one read per window. */
+  private window: { offset: number; bytes: Buffer } | undefined;
+
+  private read(offset: number, size: number): Uint8Array {
+    const window = this.window;
+    if (!window || offset < window.offset || offset + size > window.offset + window.bytes.length) {
+      const length = Math.min(Math.max(size, WINDOW), this.end - offset);
+      // One buffer serves every window of the usual size: a fresh megabyte each time costs more to touch than to fill.
+      const bytes = length <= WINDOW ? (this.buffer ??= Buffer.allocUnsafe(WINDOW)).subarray(0, length) : Buffer.allocUnsafe(length);
+      for (let done = 0; done < length; ) {
+        const read = readSync(this.fd, bytes, done, length - done, offset + done);
+        if (read === 0) throw new Error('spill file ended early');
+        done += read;
+      }
+      this.window = { offset, bytes };
+    }
+    const { offset: start, bytes } = this.window!;
+    // A copy: the window is reused, and whoever keeps these bytes should not keep it too.
+    return Buffer.from(bytes.subarray(offset - start, offset - start + size));
+  }
+}
+
+/** Bytes read from the spill file at a time. */
+const WINDOW = 1 << 20;
