@@ -83,6 +83,8 @@ export class SpillFile {
   private read(offset: number, size: number): Uint8Array {
     const window = this.window;
     if (!window || offset < window.offset || offset + size > window.offset + window.bytes.length) {
+      // Forgotten first: a read that fails while refilling must not leave the window over half-overwritten bytes.
+      this.window = undefined;
       const length = Math.min(Math.max(size, WINDOW), this.end - offset);
       // One buffer serves every window of the usual size: a fresh megabyte each time costs more to touch than to fill.
       const bytes = length <= WINDOW ? (this.buffer ??= Buffer.allocUnsafe(WINDOW)).subarray(0, length) : Buffer.allocUnsafe(length);
