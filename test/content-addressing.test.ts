@@ -321,7 +321,8 @@ describe('parallel builds', () => {
     expect(first.status).toBe(0);
     const cards = Number(/project .* (\d+) cards/.exec(first.stderr)?.[1]);
     expect(cards).toBeGreaterThan(20);
-    // Every card came from the workers (through the spill file), none was projected again.
+    // Every card came from the workers through the spill file, none was projected again.
+    expect(first.stderr).toMatch(new RegExp(`${cards} cards to a spill file`));
     expect(first.stderr).toMatch(new RegExp(`${cards} cards, ${cards} from cache`));
     expect(snapshotTree(path.join(root, 'dist'))).toEqual(expected);
     expect(readdirSync(cacheDir).filter((f) => f.startsWith('.'))).toEqual([]);

@@ -18,6 +18,11 @@ const somePath = fc.oneof(
   fc.array(segment, { minLength: 1, maxLength: 2 }).map((parts) => path.join('/repo', ...parts)),
 );
 
+/** Paths below `folder`, to make sure a property sees some. */
+function segmentsBelow(folder: string) {
+  return fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => path.join(folder, ...parts));
+}
+
 describe('path column', () => {
   it('gives back every path by slot and finds each at its first slot', () => {
     fc.assert(
@@ -54,6 +59,37 @@ describe('path column', () => {
         });
       }),
     );
+  });
+
+  it('lists the slots below a folder as a filter over every path would', () => {
+    const folders = [base, path.join(base, 'dist'), path.join(base, 'dist/a'), '/elsewhere', '/repo', '/'];
+    fc.assert(
+      fc.property(fc.array(fc.oneof(somePath, segmentsBelow(path.join(base, 'dist'))), { maxLength: 40 }), fc.constantFrom(...folders), (paths, folder) => {
+        const column = PathColumn.of(paths, base);
+        const prefix = folder === '/' ? '/' : folder + path.sep;
+        const expected = paths.flatMap((file, slot) => (file.startsWith(prefix) && file !== folder ? [slot] : []));
+        expect(column.slotsBelow(folder)).toEqual(expected);
+      }),
+    );
+  });
+
+  it('finds nothing in an empty column, and never an empty path', () => {
+    const empty = PathColumn.of([], base);
+    expect([empty.indexOf(base), empty.indexOf(path.join(base, 'a')), empty.indexOf(base + path.sep)]).toEqual([-1, -1, -1]);
+    expect(empty.slotsBelow(base)).toEqual([]);
+    // A path written with a trailing separator is stored as given, so a saved index loads it back.
+    const column = PathColumn.of([base + path.sep, path.join(base, 'a')], base);
+    expect(PathColumn.stored(column.text, base)?.length).toBe(2);
+    expect(column.at(0)).toBe(base + path.sep);
+  });
+
+  it('stores paths below the file system root relative to it', () => {
+    const column = PathColumn.of(['/', '/a/b', '/c'], '/');
+    expect(column.text).toBe(['.', 'a/b', 'c'].join('\u0000'));
+    expect([column.at(0), column.at(1), column.at(2)]).toEqual(['/', '/a/b', '/c']);
+    expect(column.indexOf('/c')).toBe(2);
+    expect(column.slotsBelow('/a')).toEqual([1]);
+    expect(column.fromHere(1, '/')).toBe('a/b');
   });
 
   it('refuses stored text that cannot be a column', () => {

@@ -108,15 +108,15 @@ describe('a build with nothing changed (the stat index)', () => {
     const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
     const wrong = '0'.repeat(64);
     // Older than the index: the stamp alone is trusted.
-    expect(unchangedSince(toColumns([{ path: file, stamp, sha256: wrong }]), stamp.mtimeMs + 1_000)).toBe(true);
+    expect(unchangedSince(toColumns([{ path: file, stamp, sha256: wrong }], root), stamp.mtimeMs + 1_000)).toBe(true);
     // As new as the index: the bytes decide.
-    expect(unchangedSince(toColumns([{ path: file, stamp, sha256 }]), stamp.mtimeMs)).toBe(true);
-    expect(unchangedSince(toColumns([{ path: file, stamp, sha256: wrong }]), stamp.mtimeMs)).toBe(false);
+    expect(unchangedSince(toColumns([{ path: file, stamp, sha256 }], root), stamp.mtimeMs)).toBe(true);
+    expect(unchangedSince(toColumns([{ path: file, stamp, sha256: wrong }], root), stamp.mtimeMs)).toBe(false);
     // A folder in that state is proven by its entry names; an absent path must stay absent.
-    expect(unchangedSince(toColumns([{ path: root, stamp: stampOf(root), sha256: listingOf(root)! }]), 0)).toBe(true);
-    expect(unchangedSince(toColumns([{ path: root, stamp: stampOf(root), sha256: wrong }]), 0)).toBe(false);
-    expect(unchangedSince(toColumns([{ path: root, stamp: stampOf(root) }]), 0)).toBe(false);
-    expect(unchangedSince(toColumns([{ path: path.join(root, 'nothing-here'), stamp: null }]), 0)).toBe(true);
-    expect(unchangedSince(toColumns([{ path: file, stamp: null }]), 0)).toBe(false);
+    expect(unchangedSince(toColumns([{ path: root, stamp: stampOf(root), sha256: listingOf(root)! }], root), 0)).toBe(true);
+    expect(unchangedSince(toColumns([{ path: root, stamp: stampOf(root), sha256: wrong }], root), 0)).toBe(false);
+    expect(unchangedSince(toColumns([{ path: root, stamp: stampOf(root) }], root), 0)).toBe(false);
+    expect(unchangedSince(toColumns([{ path: path.join(root, 'nothing-here'), stamp: null }], root), 0)).toBe(true);
+    expect(unchangedSince(toColumns([{ path: file, stamp: null }], root), 0)).toBe(false);
   });
 });

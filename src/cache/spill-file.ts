@@ -16,52 +16,45 @@ const closer = new FinalizationRegistry<number>((fd) => {
  * A file that holds bytes a build will want again only late or not at all
  * (the cards workers project, wanted when the cache is saved), so the main
  * thread does not keep them in memory while it gathers everything else. The
- * file is removed as soon as it is opened: it has no name, nothing to clean
- * up after a crash, and its descriptor closes when the last of its bytes can
- * no longer be asked for.
+ * file is made on the first write and removed as soon as it is opened: it has
+ * no name and nothing to clean up after a crash. Its descriptor closes when
+ * the last of its bytes can no longer be asked for (the cache, a build's
+ * result and its published cards may all read them after the build).
  */
 export class SpillFile {
+  /** The open file; undefined before the first write, null once it could not be made. */
+  private fd: number | null | undefined;
   private end = 0;
+  private written = 0;
+  /** One buffer serves every window of the usual size: a fresh megabyte each time costs more to touch than to fill. */
+  private buffer: Buffer | undefined;
+  /** The window last read: bytes asked for in the order they were written (as the cache file is saved) take one read per window. */
+  private window: { offset: number; bytes: Buffer } | undefined;
 
-  private constructor(private readonly fd: number) {
-    closer.register(this, fd);
-  }
+  /** A spill file to be made in `dir` when bytes are first put in it. */
+  constructor(private readonly dir: string) {}
 
-  /** A spill file in `dir`; undefined where one cannot be made or cannot be unlinked while open (then bytes stay in memory). */
-  static open(dir: string): SpillFile | undefined {
-    const file = path.join(dir, `.spill-${randomBytes(6).toString('hex')}`);
-    let fd: number;
-    try {
-      mkdirSync(dir, { recursive: true });
-      fd = openSync(file, 'wx+');
-    } catch {
-      return undefined;
-    }
-    try {
-      unlinkSync(file);
-    } catch {
-      closeSync(fd);
-      rmSync(file, { force: true });
-      return undefined;
-    }
-    return new SpillFile(fd);
-  }
-
-  /** Writes `parts` in one go and gives back each as deferred bytes; undefined when the write fails (keep them in memory). */
+  /**
+   * Writes `parts` in one go and gives back each as deferred bytes; undefined
+   * when the file cannot be made or written (then keep them in memory).
+   */
   put(parts: readonly Uint8Array[]): DeferredBytes[] | undefined {
+    const fd = this.opened();
+    if (fd === undefined) return undefined;
     const start = this.end;
     const total = parts.reduce((sum, part) => sum + part.byteLength, 0);
     try {
-      let done = parts.length > 0 ? writevSync(this.fd, parts as Uint8Array[], start) : 0;
+      let done = parts.length > 0 ? writevSync(fd, parts as Uint8Array[], start) : 0;
       if (done < total) {
         // A short write (rare for a regular file): the rest from one joined copy.
         const joined = Buffer.concat(parts);
-        while (done < total) done += writeSync(this.fd, joined, done, total - done, start + done);
+        while (done < total) done += writeSync(fd, joined, done, total - done, start + done);
       }
     } catch {
       return undefined;
     }
     this.end += total;
+    this.written += parts.length;
     let at = start;
     return parts.map((part) => {
       const offset = at;
@@ -70,26 +63,51 @@ export class SpillFile {
     });
   }
 
+  /** How many parts were put in the file. */
+  get count(): number {
+    return this.written;
+  }
+
+  /** The descriptor, opening (and unlinking) the file on first use; undefined when that fails. */
+  private opened(): number | undefined {
+    if (this.fd !== undefined) return this.fd ?? undefined;
+    this.fd = null;
+    const file = path.join(this.dir, `.spill-${randomBytes(6).toString('hex')}`);
+    let fd: number;
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      fd = openSync(file, 'wx+');
+    } catch {
+      return undefined;
+    }
+    try {
+      unlinkSync(file);
+    } catch {
+      // A file that cannot be unlinked while open would outlive the build: not used.
+      closeSync(fd);
+      rmSync(file, { force: true });
+      return undefined;
+    }
+    this.fd = fd;
+    closer.register(this, fd);
+    return fd;
+  }
+
   private deferred(offset: number, size: number): DeferredBytes {
     // The reader holds the spill file, so its descriptor stays open while any of these bytes can be read.
     return { size, read: () => this.read(offset, size) };
   }
 
-  private buffer: Buffer | undefined;
-
-  /** The window last read: bytes asked for in the order they were written (as the cache file is saved) take one read per window. */
-  private window: { offset: number; bytes: Buffer } | undefined;
-
   private read(offset: number, size: number): Uint8Array {
+    const fd = this.fd!;
     const window = this.window;
     if (!window || offset < window.offset || offset + size > window.offset + window.bytes.length) {
       // Forgotten first: a read that fails while refilling must not leave the window over half-overwritten bytes.
       this.window = undefined;
       const length = Math.min(Math.max(size, WINDOW), this.end - offset);
-      // One buffer serves every window of the usual size: a fresh megabyte each time costs more to touch than to fill.
       const bytes = length <= WINDOW ? (this.buffer ??= Buffer.allocUnsafe(WINDOW)).subarray(0, length) : Buffer.allocUnsafe(length);
       for (let done = 0; done < length; ) {
-        const read = readSync(this.fd, bytes, done, length - done, offset + done);
+        const read = readSync(fd, bytes, done, length - done, offset + done);
         if (read === 0) throw new Error('spill file ended early');
         done += read;
       }

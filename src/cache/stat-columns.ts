@@ -14,6 +14,8 @@ export class PathColumn {
   readonly length: number;
   /** Where each stored path starts in `text`; one more entry marks the end. */
   private readonly starts: Uint32Array;
+  /** `base` with a separator after it, what a relative path is joined to. */
+  private readonly prefix: string;
 
   private constructor(
     /** The stored paths, joined by NUL. */
@@ -21,6 +23,7 @@ export class PathColumn {
     /** Absolute folder that relative paths are below. */
     readonly base: string,
   ) {
+    this.prefix = base.endsWith(path.sep) ? base : base + path.sep;
     if (text === '') {
       this.starts = new Uint32Array(1);
       this.length = 0;
@@ -37,8 +40,7 @@ export class PathColumn {
 
   /** Absolute paths stored against `base` (relative when below it). */
   static of(paths: readonly string[], base: string): PathColumn {
-    const prefix = base + path.sep;
-    return new PathColumn(paths.map((file) => (file === base ? '.' : file.startsWith(prefix) ? file.slice(prefix.length) : file)).join(SEPARATOR), base);
+    return new PathColumn(paths.map((file) => storedForm(file, base)).join(SEPARATOR), base);
   }
 
   /** A column as stored by `text`; undefined when it cannot be one (an empty path, a relative path with no base). */
@@ -58,7 +60,7 @@ export class PathColumn {
   at(slot: number): string {
     const stored = this.storedAt(slot);
     if (path.isAbsolute(stored)) return stored;
-    return stored === '.' ? this.base : this.base + path.sep + stored;
+    return stored === '.' ? this.base : this.prefix + stored;
   }
 
   /**
@@ -70,19 +72,44 @@ export class PathColumn {
     const stored = this.storedAt(slot);
     if (!path.isAbsolute(stored) && here === this.base) return stored;
     const file = this.at(slot);
-    return file.startsWith(here + path.sep) ? file.slice(here.length + 1) : file;
+    const hereSlash = here.endsWith(path.sep) ? here : here + path.sep;
+    return file.length > hereSlash.length && file.startsWith(hereSlash) ? file.slice(hereSlash.length) : file;
   }
 
   /** The slot of an absolute path, or -1. */
   indexOf(file: string): number {
-    const prefix = this.base + path.sep;
-    const stored = file === this.base ? '.' : file.startsWith(prefix) ? file.slice(prefix.length) : file;
+    const stored = storedForm(file, this.base);
+    // No stored path is empty (see `stored`), and '' would be found at every separator.
+    if (stored === '') return -1;
     const text = this.text;
     for (let at = text.indexOf(stored); at >= 0; at = text.indexOf(stored, at + 1)) {
       const end = at + stored.length;
       if ((at === 0 || text[at - 1] === SEPARATOR) && (end === text.length || text[end] === SEPARATOR)) return this.slotAt(at);
     }
     return -1;
+  }
+
+  /** The slots of the paths below `folder` (absolute), found without slicing out the paths stored relative to it. */
+  slotsBelow(folder: string): number[] {
+    const text = this.text;
+    const folderSlash = folder.endsWith(path.sep) ? folder : folder + path.sep;
+    const slots: number[] = [];
+    if (folder === this.base || this.prefix.startsWith(folderSlash)) {
+      // The base or a folder above it: every relative path is below it (the base itself too, unless it is the folder).
+      for (let slot = 0; slot < this.length; slot++) {
+        const stored = this.storedAt(slot);
+        const below = path.isAbsolute(stored) ? stored.length > folderSlash.length && stored.startsWith(folderSlash) : stored !== '.' || folder !== this.base;
+        if (below) slots.push(slot);
+      }
+      return slots;
+    }
+    // A folder below the base is matched as stored, relative; any other as absolute.
+    const prefix = storedForm(folderSlash, this.base);
+    for (let slot = 0; slot < this.length; slot++) {
+      const start = this.starts[slot]!;
+      if (this.starts[slot + 1]! - 1 - start > prefix.length && text.startsWith(prefix, start)) slots.push(slot);
+    }
+    return slots;
   }
 
   /** The slot whose stored path starts at character `at`. */
@@ -96,6 +123,13 @@ export class PathColumn {
     }
     return low;
   }
+}
+
+/** How `file` (absolute) is stored against `base`: relative when below it, '.' for `base` itself. */
+function storedForm(file: string, base: string): string {
+  if (file === base) return '.';
+  const prefix = base.endsWith(path.sep) ? base : base + path.sep;
+  return file.length > prefix.length && file.startsWith(prefix) ? file.slice(prefix.length) : file;
 }
 
 const HEX = /^[0-9a-f]{64}$/;
@@ -112,12 +146,14 @@ export class DigestColumn {
     readonly present: Uint8Array,
   ) {}
 
+  /** A column of `digests` (sha256 in hex; anything else is kept as none). */
   static of(digests: readonly string[]): DigestColumn {
     const column = DigestColumn.empty(digests.length);
     digests.forEach((digest, slot) => column.set(slot, digest));
     return column;
   }
 
+  /** A column of `length` slots, none holding a digest. */
   static empty(length: number): DigestColumn {
     return new DigestColumn(Buffer.alloc(32 * length), new Uint8Array(length));
   }
@@ -128,6 +164,7 @@ export class DigestColumn {
     return new DigestColumn(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), present);
   }
 
+  /** How many slots. */
   get length(): number {
     return this.present.length;
   }
@@ -137,6 +174,7 @@ export class DigestColumn {
     return this.present[slot] === 1 ? this.bytes.toString('hex', 32 * slot, 32 * slot + 32) : '';
   }
 
+  /** Stores `digest` (sha256 in hex) at `slot`; anything else leaves it holding none. */
   set(slot: number, digest: string): void {
     const valid = HEX.test(digest);
     this.present[slot] = valid ? 1 : 0;

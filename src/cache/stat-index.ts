@@ -141,7 +141,7 @@ export function loadStatIndex(dir: string, key: string | undefined): LoadedStatI
 }
 
 /** Entries as columns, the form `unchangedSince` checks; `base` is the folder paths are stored relative to (the root). */
-export function toColumns(entries: readonly StampedPath[], base = path.resolve('.')): Pick<LoadedStatIndex, 'paths' | 'numbers' | 'sha256'> {
+export function toColumns(entries: readonly StampedPath[], base: string): Pick<LoadedStatIndex, 'paths' | 'numbers' | 'sha256'> {
   const numbers = new Float64Array(entries.length * 5);
   entries.forEach(({ stamp }, i) => numbers.set(stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dir ? 1 : 0] : [-1, -1, -1, -1, -1], i * 5));
   return { paths: PathColumn.of(entries.map((e) => e.path), base), numbers, sha256: DigestColumn.of(entries.map((e) => e.sha256 ?? '')) };
@@ -198,10 +198,10 @@ function sameAsRecorded(paths: PathColumn, numbers: Float64Array, sha256: Digest
 export function intactBelow(index: LoadedStatIndex, folder: string): Map<string, string> {
   const intact = new Map<string, string>();
   const prefix = folder + path.sep;
-  for (let i = 0; i < index.paths.length; i++) {
-    const file = index.paths.at(i);
+  for (const i of index.paths.slotsBelow(folder)) {
     const at = i * 5;
-    if (!file.startsWith(prefix) || index.sha256.present[i] !== 1 || index.numbers[at + 4] === 1 || Math.max(index.numbers[at + 1]!, index.numbers[at + 2]!) >= index.writtenMs) continue;
+    if (index.sha256.present[i] !== 1 || index.numbers[at + 4] === 1 || Math.max(index.numbers[at + 1]!, index.numbers[at + 2]!) >= index.writtenMs) continue;
+    const file = index.paths.at(i);
     const info = lstatSync(file, { throwIfNoEntry: false });
     if (!info || info.size !== index.numbers[at] || info.mtimeMs !== index.numbers[at + 1] || info.ctimeMs !== index.numbers[at + 2] || info.ino !== index.numbers[at + 3] || !info.isFile()) continue;
     intact.set(file.slice(prefix.length).split(path.sep).join('/'), index.sha256.get(i));

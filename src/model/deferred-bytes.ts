@@ -7,6 +7,7 @@ export interface DeferredBytes {
 /** Bytes in memory, or deferred. */
 export type SomeBytes = Uint8Array | DeferredBytes;
 
+/** Whether `bytes` wait in a spill file rather than in memory. */
 export function isDeferred(bytes: SomeBytes): bytes is DeferredBytes {
   return !(bytes instanceof Uint8Array);
 }

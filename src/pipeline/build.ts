@@ -129,9 +129,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let phaseStart = performance.now();
   const early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
   // Outside watch mode (whose cache outlives the build), the cards workers project wait in a spill file beside the cache.
-  const spill = cacheDir && !options.memoryCache && early ? SpillFile.open(cacheDir) : undefined;
+  const spill = cacheDir && !options.memoryCache && early ? new SpillFile(cacheDir) : undefined;
   const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs, !options.memoryCache, spill);
-  if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files` });
+  if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files${spill?.count ? `, ${spill.count} cards to a spill file` : ''}` });
   // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
   // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
   if (prewarmed.size >= LARGE_BUILD) releaseMemory();

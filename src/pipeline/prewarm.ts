@@ -58,9 +58,9 @@ export async function prewarmCache(
   const store = (batch: readonly SourceFile[], { results, stageFailed }: WorkerReply) => {
     if (stageFailed) outputs?.onStageFailed?.();
     // The batch's card bytes go to the spill file in one write; the cache keeps where they are.
-    const cards = results.flatMap((r) => (r.outputs ? [r.outputs.card.value] : []));
-    const spilled = spill && cards.length > 0 ? spill.put(cards.map((card) => card.bytes)) : undefined;
-    spilled?.forEach((bytes, i) => ((cards[i] as CachedCard).bytes = bytes));
+    const cards = results.flatMap((r) => (r.outputs ? [r.outputs.card.value.bytes] : []));
+    const spilled = spill && cards.length > 0 ? spill.put(cards) : undefined;
+    let nextCard = 0;
     batch.forEach((source, i) => {
       const key = analysisKey(source, schemaSetDigest);
       const { analysis, outputs: made } = results[i]!;
@@ -70,7 +70,8 @@ export async function prewarmCache(
       if (release) releaseText(source);
       if (!made) return;
       // Not marked used: compile() marks what it looks up, and only that is saved.
-      cache.cards.set(made.card.key, made.card.value);
+      const card: CachedCard = made.card.value;
+      cache.cards.set(made.card.key, spilled ? { ...card, bytes: spilled[nextCard++]! } : card);
       cache.pages.set(made.page.key, made.page.value);
       if (!made.staged) return;
       outputs?.onStaged?.(made.card.path, made.card.value.sha256);
