@@ -1,5 +1,3 @@
-import { catalogue } from '../diagnostics/catalogue.js';
-import { formatTemplate } from '../diagnostics/create.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { EXIT, UsageError } from './command.js';
 import type { Command } from './command.js';
@@ -17,6 +15,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     // A bug, never the author's fault: say so, with what a report needs.
     const detail = error instanceof Error ? error.message : String(error);
+    // Loaded only here: every run that goes well skips the catalogue.
+    const [{ catalogue }, { formatTemplate }] = await Promise.all([import('../diagnostics/catalogue.js'), import('../diagnostics/create.js')]);
     const entry = catalogue.KNO9001;
     process.stderr.write(`knoc: error KNO9001 ${formatTemplate(entry.message, { detail })}\n  hint: ${entry.hint}\n`);
     if (process.env.KNOC_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);

@@ -250,11 +250,11 @@ async function report(result: Reported, command: 'build' | 'check', formats: rea
   for (const format of formats) {
     if (format.path === undefined) {
       const stream = format.name === 'stylish' ? process.stderr : process.stdout;
-      stream.write(renderFormat(format.name, data, sources, choosePaint(stream, process.env)));
+      stream.write(await renderFormat(format.name, data, sources, choosePaint(stream, process.env)));
     } else {
       const target = path.resolve(format.path);
       await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(target, renderFormat(format.name, data, sources, choosePaint(undefined, {})));
+      await writeFile(target, await renderFormat(format.name, data, sources, choosePaint(undefined, {})));
     }
   }
   const paint = choosePaint(process.stderr, process.env);
