@@ -2,11 +2,12 @@
 // digests as bytes. Whatever is put in must come out the same, by slot and by search, and a saved
 // index must load back to the same columns.
 import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DigestColumn, PathColumn } from '../src/cache/stat-columns.js';
-import { loadStatIndex, saveStatIndex, type StampedPath } from '../src/cache/stat-index.js';
+import { loadStatIndex, saveStatColumns, saveStatIndex, type StampedPath } from '../src/cache/stat-index.js';
 import { makeTempDir } from './support/temp-repo.js';
 
 const base = path.resolve('/repo/root');
@@ -130,5 +131,32 @@ describe('stat index on disk', () => {
     expect([...loaded.numbers]).toEqual([4096, 1.5, 2.5, 9, 1, 10, 3, 4, 10, 0, -1, -1, -1, -1, -1, 1, 5, 6, 11, 0]);
     expect(loaded.report).toEqual(report);
     expect(loadStatIndex(dir, 'other')).toBeUndefined();
+    // The loaded columns can be changed in place (an edit re-stamps its slots) and saved again.
+    loaded.numbers[5] = 11;
+    loaded.sha256.set(2, digest(2));
+    saveStatColumns(dir, loaded);
+    const again = loadStatIndex(dir, 'k')!;
+    expect(again.numbers[5]).toBe(11);
+    expect(again.sha256.get(2)).toBe(digest(2));
+  });
+
+  it('refuses an index that is torn, altered or not its own', () => {
+    const dir = makeTempDir();
+    const root = makeTempDir();
+    const entries: StampedPath[] = [{ path: path.join(root, 'content/a.kno'), stamp: { size: 10, mtimeMs: 3, ctimeMs: 4, ino: 10 } }];
+    saveStatIndex(dir, { key: 'k', base: root, entries, report: { diagnostics: [], suppressed: 0, agentCount: 1, domainCount: 0, outputCount: 0, outDir: path.join(root, 'dist'), files: {} } });
+    const file = path.join(dir, 'index.bin');
+    const whole = readFileSync(file);
+    expect(loadStatIndex(dir, 'k')).toBeDefined();
+    for (const damaged of [whole.subarray(0, whole.length - 1), Buffer.concat([whole, Buffer.from([0])]), Buffer.from('not knoc'), Buffer.alloc(0)]) {
+      writeFileSync(file, damaged);
+      expect(loadStatIndex(dir, 'k')).toBeUndefined();
+    }
+    for (const at of [12, 44, 60, whole.length - 1]) {
+      const flipped = Buffer.from(whole);
+      flipped[at]! ^= 1;
+      writeFileSync(file, flipped);
+      expect(loadStatIndex(dir, 'k')).toBeUndefined();
+    }
   });
 });

@@ -11,7 +11,9 @@ import { writeFramedFile } from './framed-file.js';
 import { DigestColumn, PathColumn } from './stat-columns.js';
 
 const MAGIC = Buffer.from('KNOCSTAT');
-const FORMAT = 2;
+const FORMAT = 3;
+/** Bytes before the payload in a framed file: magic, format, sha256. */
+const FRAME = MAGIC.length + 4 + 32;
 const FILE = 'index.bin';
 
 /** One path the index vouches for: its stamp (null: absent) and the sha256 of a file's bytes or of a folder's listing. */
@@ -58,21 +60,51 @@ export function saveStatIndex(dir: string, index: StatIndex): void {
   saveStatColumns(dir, { key: index.key, ...toColumns(index.entries, index.base), report: index.report, ...(index.token ? { token: index.token } : {}) });
 }
 
-/** Writes an index already in columns (an incremental build updates a loaded one in place). */
+/**
+ * Writes an index already in columns (an incremental build updates a loaded one
+ * in place). The payload is a small serialised head (key, report, lengths), then
+ * the columns' bytes as they sit in memory: the numbers first, at an offset in
+ * the file that is a multiple of eight, so loading makes a view of them rather than
+ * a copy (`loadStatIndex`).
+ */
 export function saveStatColumns(dir: string, index: Pick<LoadedStatIndex, 'key' | 'paths' | 'numbers' | 'sha256' | 'report'> & { token?: string }): void {
   const { paths, numbers, sha256 } = index;
-  const payload = serialize({
+  const pathBytes = Buffer.from(paths.text, 'utf8');
+  const head = serialize({
     knoc: knocCodeStamp(),
     key: index.key,
     base: paths.base,
-    paths: paths.text,
-    digests: sha256.bytes,
-    present: sha256.present,
-    numbers,
+    count: paths.length,
+    pathBytes: pathBytes.length,
+    littleEndian: LITTLE_ENDIAN,
     report: index.report,
     token: index.token ?? '',
   });
+  const numbersAt = align8(FRAME + 4 + head.length) - FRAME;
+  const payload = Buffer.alloc(numbersAt + numbers.byteLength + sha256.bytes.length + sha256.present.length + pathBytes.length);
+  payload.writeUInt32LE(head.length, 0);
+  head.copy(payload, 4);
+  let at = numbersAt;
+  for (const column of [new Uint8Array(numbers.buffer, numbers.byteOffset, numbers.byteLength), sha256.bytes, sha256.present, pathBytes]) {
+    payload.set(column, at);
+    at += column.length;
+  }
   writeFramedFile(dir, FILE, MAGIC, FORMAT, payload);
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
+
+function align8(offset: number): number {
+  return Math.ceil(offset / 8) * 8;
+}
+
+/** The consecutive parts of `bytes` from `at` with the given sizes. */
+function columnsOf(bytes: Buffer, at: number, sizes: readonly number[]): Buffer[] {
+  return sizes.map((size) => {
+    const part = bytes.subarray(at, at + size);
+    at += size;
+    return part;
+  });
 }
 
 /** Removes the index, so no later build trusts stamps from before a change this build made. */
@@ -111,24 +143,33 @@ export function loadStatIndex(dir: string, key: string | undefined): LoadedStatI
   } catch {
     return undefined;
   }
-  const header = MAGIC.length + 4 + 32;
-  if (bytes.length < header || !bytes.subarray(0, MAGIC.length).equals(MAGIC) || bytes.readUInt32BE(MAGIC.length) !== FORMAT) return undefined;
-  const payload = bytes.subarray(header);
-  if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(MAGIC.length + 4, header))) return undefined;
+  if (bytes.length < FRAME + 4 || !bytes.subarray(0, MAGIC.length).equals(MAGIC) || bytes.readUInt32BE(MAGIC.length) !== FORMAT) return undefined;
+  const payload = bytes.subarray(FRAME);
+  if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(MAGIC.length + 4, FRAME))) return undefined;
+  const headLength = payload.readUInt32LE(0);
+  if (4 + headLength > payload.length) return undefined;
   let data: unknown;
   try {
-    data = deserialize(payload);
+    data = deserialize(payload.subarray(4, 4 + headLength));
   } catch {
     return undefined;
   }
-  if (!isRecord(data) || (key !== undefined && data.key !== key) || typeof data.paths !== 'string' || typeof data.base !== 'string' || !(data.numbers instanceof Float64Array) || !isRecord(data.report)) return undefined;
+  if (!isRecord(data) || (key !== undefined && data.key !== key) || typeof data.base !== 'string' || !isRecord(data.report) || data.littleEndian !== LITTLE_ENDIAN) return undefined;
   if (key !== undefined && data.knoc !== knocCodeStamp()) return undefined;
-  if (!(data.digests instanceof Uint8Array) || !(data.present instanceof Uint8Array)) return undefined;
-  const paths = PathColumn.stored(data.paths, data.base);
-  const sha256 = DigestColumn.stored(data.digests, data.present);
-  if (!paths || !sha256 || sha256.length !== paths.length || data.numbers.length !== paths.length * 5) return undefined;
+  const { count, pathBytes } = data;
+  if (!Number.isSafeInteger(count) || !Number.isSafeInteger(pathBytes) || (count as number) < 0 || (pathBytes as number) < 0) return undefined;
+  const n = count as number;
+  // The columns, where the head says they are: the numbers a view of the bytes read when they are aligned, as saved.
+  const numbersAt = align8(FRAME + 4 + headLength) - FRAME;
+  const sizes = [n * 5 * 8, n * 32, n, pathBytes as number];
+  if (numbersAt + sizes.reduce((sum, size) => sum + size, 0) !== payload.length) return undefined;
+  const [numbersBytes, digests, present, pathsBytes] = columnsOf(payload, numbersAt, sizes);
+  const numbers = (payload.byteOffset + numbersAt) % 8 === 0 ? new Float64Array(payload.buffer, payload.byteOffset + numbersAt, n * 5) : new Float64Array(new Uint8Array(numbersBytes!).buffer);
+  const paths = PathColumn.stored(pathsBytes!.toString('utf8'), data.base);
+  const sha256 = DigestColumn.stored(digests!, present!);
+  if (!paths || !sha256 || paths.length !== n || sha256.length !== n) return undefined;
   const token = typeof data.token === 'string' ? data.token : '';
-  const index: LoadedStatIndex = { paths, numbers: data.numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs, key: typeof data.key === 'string' ? data.key : '', token };
+  const index: LoadedStatIndex = { paths, numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs, key: typeof data.key === 'string' ? data.key : '', token };
   // Edits since then re-stamped a few entries and changed the report; the log is as new as its file, so the racy check starts there.
   const edited = loadEditLog(dir, token);
   if (!edited) return index;
