@@ -19,16 +19,8 @@ export function knocBuildId(): string {
 let buildId: string | undefined;
 
 function computeBuildId(): string {
-  const root = fileURLToPath(new URL('..', import.meta.url));
   const hash = createHash('sha256').update(KNOC_VERSION);
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (/\.(js|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) hash.update(entry.name).update(readFileSync(full));
-    }
-  };
-  walk(root);
+  eachModule((name, file) => hash.update(name).update(readFileSync(file)));
   return hash.digest('hex');
 }
 
@@ -46,18 +38,31 @@ export function knocCodeStamp(): string {
 let codeStamp: string | undefined;
 
 function stampCode(): string {
-  const root = fileURLToPath(new URL('..', import.meta.url));
   const hash = createHash('sha256').update(KNOC_VERSION);
+  eachModule((name, file) => {
+    const info = lstatSync(file);
+    hash.update(name + '\u0000' + info.size + '\u0000' + info.mtimeMs + '\u0000' + info.ctimeMs + '\u0000' + info.ino + '\u0000');
+  });
+  return hash.digest('hex');
+}
+
+/**
+ * Calls `visit` with the name and path of each of knoc's modules (the `.js`
+ * and `.ts` files beside this one's folder, declarations aside), folder by
+ * folder in name order. Plain concatenation and `endsWith`: every build with
+ * nothing to do walks this tree first, and `path.join` and a regular
+ * expression per entry cost about as much as the walk itself.
+ */
+function eachModule(visit: (name: string, file: string) => void): void {
   const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const full = path.join(dir, entry.name);
+    const entries = readdirSync(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const name = entry.name;
+      const full = dir + path.sep + name;
       if (entry.isDirectory()) walk(full);
-      else if (/\.(js|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-        const info = lstatSync(full);
-        hash.update(`${entry.name}\u0000${info.size}\u0000${info.mtimeMs}\u0000${info.ctimeMs}\u0000${info.ino}\u0000`);
-      }
+      else if ((name.endsWith('.js') || name.endsWith('.ts')) && !name.endsWith('.d.ts')) visit(name, full);
     }
   };
-  walk(root);
-  return hash.digest('hex');
+  walk(fileURLToPath(new URL('..', import.meta.url)).replace(/[\\/]$/, ''));
 }
