@@ -322,8 +322,8 @@ describe('parallel builds', () => {
     const cards = Number(/project .* (\d+) cards/.exec(first.stderr)?.[1]);
     expect(cards).toBeGreaterThan(20);
     // Every card came from the workers through the spill file, none was projected again.
-    expect(first.stderr).toMatch(new RegExp(`${cards} cards to a spill file`));
-    expect(first.stderr).toMatch(new RegExp(`${cards} cards, ${cards} from cache`));
+    expect(first.stderr).toMatch(new RegExp(`\\b${cards} cards to a spill file`));
+    expect(first.stderr).toMatch(new RegExp(`\\b${cards} cards, ${cards} from cache`));
     expect(snapshotTree(path.join(root, 'dist'))).toEqual(expected);
     expect(readdirSync(cacheDir).filter((f) => f.startsWith('.'))).toEqual([]);
 
@@ -332,7 +332,7 @@ describe('parallel builds', () => {
     rmSync(path.join(cacheDir, 'index.bin'));
     const again = runCli(['build', '--root', root, '--jobs', '2', '--verbose']);
     expect(again.status).toBe(0);
-    expect(again.stderr).toMatch(new RegExp(`${cards} cards, ${cards} from cache`));
+    expect(again.stderr).toMatch(new RegExp(`\\b${cards} cards, ${cards} from cache`));
     expect(snapshotTree(path.join(root, 'dist'))).toEqual(expected);
 
     // A build that does not publish returns outputs whose bytes can still be read once it is done.

@@ -51,7 +51,7 @@ describe('spill file', () => {
     const dir = path.join(makeTempDir(), 'cache');
     const spill = new SpillFile(dir);
     expect(existsSync(dir)).toBe(false);
-    spill.put([Buffer.from('card')]);
+    expect(spill.put([Buffer.from('card')])).toBeDefined();
     expect(readdirSync(dir)).toEqual([]);
   });
 

@@ -3,11 +3,12 @@
 // index must load back to the same columns.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { deserialize, serialize } from 'node:v8';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DigestColumn, PathColumn } from '../src/cache/stat-columns.js';
-import { loadStatIndex, saveStatColumns, saveStatIndex, type StampedPath } from '../src/cache/stat-index.js';
+import { loadStatIndex, saveStatColumns, saveStatIndex, statIndexOf, type StampedPath } from '../src/cache/stat-index.js';
 import { makeTempDir } from './support/temp-repo.js';
 
 const base = path.resolve('/repo/root');
@@ -63,12 +64,12 @@ describe('path column', () => {
   });
 
   it('lists the slots below a folder as a filter over every path would', () => {
-    const folders = [base, path.join(base, 'dist'), path.join(base, 'dist/a'), '/elsewhere', '/repo', '/'];
+    const folders = [base, base + path.sep, path.join(base, 'dist'), path.join(base, 'dist') + path.sep, path.join(base, 'dist/a'), '/elsewhere', '/repo', '/'];
     fc.assert(
       fc.property(fc.array(fc.oneof(somePath, segmentsBelow(path.join(base, 'dist'))), { maxLength: 40 }), fc.constantFrom(...folders), (paths, folder) => {
         const column = PathColumn.of(paths, base);
-        const prefix = folder === '/' ? '/' : folder + path.sep;
-        const expected = paths.flatMap((file, slot) => (file.startsWith(prefix) && file !== folder ? [slot] : []));
+        const prefix = folder.endsWith(path.sep) ? folder : folder + path.sep;
+        const expected = paths.flatMap((file, slot) => (file.startsWith(prefix) && file !== folder && file + path.sep !== folder ? [slot] : []));
         expect(column.slotsBelow(folder)).toEqual(expected);
       }),
     );
@@ -138,6 +139,36 @@ describe('stat index on disk', () => {
     const again = loadStatIndex(dir, 'k')!;
     expect(again.numbers[5]).toBe(11);
     expect(again.sha256.get(2)).toBe(digest(2));
+  });
+
+  it('reads an index whose bytes are not aligned in memory, and refuses a head that does not fit its columns', () => {
+    const dir = makeTempDir();
+    const root = makeTempDir();
+    const entries: StampedPath[] = [
+      { path: path.join(root, 'content/a.kno'), stamp: { size: 10, mtimeMs: 3.25, ctimeMs: 4.5, ino: 10 }, sha256: createHash('sha256').update('a').digest('hex') },
+      { path: path.join(root, 'dist/b.json'), stamp: null },
+    ];
+    saveStatIndex(dir, { key: 'k', base: root, entries, report: { diagnostics: [], suppressed: 0, agentCount: 1, domainCount: 0, outputCount: 1, outDir: path.join(root, 'dist'), files: {} } });
+    const whole = readFileSync(path.join(dir, 'index.bin'));
+    // One byte in: the numbers cannot be a view of these bytes, so they are copied.
+    const shifted = Buffer.concat([Buffer.alloc(1), whole]).subarray(1);
+    expect(shifted.byteOffset % 8).not.toBe(0);
+    const loaded = statIndexOf(shifted, 'k', 0)!;
+    expect([...loaded.numbers]).toEqual([10, 3.25, 4.5, 10, 0, -1, -1, -1, -1, -1]);
+    expect([loaded.paths.at(0), loaded.paths.at(1), loaded.sha256.get(0), loaded.sha256.get(1)]).toEqual([entries[0]!.path, entries[1]!.path, entries[0]!.sha256, '']);
+    // A head changed in place (the same length once serialised) and framed again with a good digest: the columns do not fit it.
+    const headLength = whole.readUInt32LE(44);
+    const head = deserialize(whole.subarray(48, 48 + headLength)) as Record<string, unknown>;
+    for (const changed of [{ count: 3 }, { pathBytes: (head.pathBytes as number) + 1 }, { littleEndian: !head.littleEndian }]) {
+      const headBytes = serialize({ ...head, ...changed });
+      expect(headBytes.length).toBe(headLength);
+      const payload = Buffer.concat([whole.subarray(44, 48), headBytes, whole.subarray(48 + headLength)]);
+      const framed = Buffer.concat([whole.subarray(0, 12), createHash('sha256').update(payload).digest(), payload]);
+      expect(statIndexOf(framed, 'k', 0)).toBeUndefined();
+    }
+    // The same framing with the head as it was loads: only the change is refused.
+    const payload = whole.subarray(44);
+    expect(statIndexOf(Buffer.concat([whole.subarray(0, 12), createHash('sha256').update(payload).digest(), payload]), 'k', 0)).toBeDefined();
   });
 
   it('refuses an index that is torn, altered or not its own', () => {

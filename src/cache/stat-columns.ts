@@ -94,11 +94,12 @@ export class PathColumn {
     const text = this.text;
     const folderSlash = folder.endsWith(path.sep) ? folder : folder + path.sep;
     const slots: number[] = [];
-    if (folder === this.base || this.prefix.startsWith(folderSlash)) {
+    if (this.prefix.startsWith(folderSlash)) {
       // The base or a folder above it: every relative path is below it (the base itself too, unless it is the folder).
+      const isBase = folderSlash === this.prefix;
       for (let slot = 0; slot < this.length; slot++) {
         const stored = this.storedAt(slot);
-        const below = path.isAbsolute(stored) ? stored.length > folderSlash.length && stored.startsWith(folderSlash) : stored !== '.' || folder !== this.base;
+        const below = path.isAbsolute(stored) ? stored.length > folderSlash.length && stored.startsWith(folderSlash) : stored !== '.' || !isBase;
         if (below) slots.push(slot);
       }
       return slots;

@@ -143,6 +143,26 @@ export function loadStatIndex(dir: string, key: string | undefined): LoadedStatI
   } catch {
     return undefined;
   }
+  const index = statIndexOf(bytes, key, writtenMs);
+  if (!index) return undefined;
+  // Edits since then re-stamped a few entries and changed the report; the log is as new as its file, so the racy check starts there.
+  const edited = loadEditLog(dir, index.token);
+  if (!edited) return index;
+  const { paths } = index;
+  for (const [slot, numbers, digest] of edited.log.slots) {
+    if (!(slot >= 0 && slot < paths.length) || numbers.length !== 5) return undefined;
+    index.numbers.set(numbers, slot * 5);
+    index.sha256.set(slot, digest);
+  }
+  return { ...index, report: edited.log.report, writtenMs: Math.max(index.writtenMs, edited.writtenMs), log: edited.log };
+}
+
+/**
+ * An index from the bytes of its file (`writtenMs`: the file's mtime);
+ * undefined when they are not a whole index of this format, or not one for
+ * `key` and this build of knoc.
+ */
+export function statIndexOf(bytes: Buffer, key: string | undefined, writtenMs: number): LoadedStatIndex | undefined {
   if (bytes.length < FRAME + 4 || !bytes.subarray(0, MAGIC.length).equals(MAGIC) || bytes.readUInt32BE(MAGIC.length) !== FORMAT) return undefined;
   const payload = bytes.subarray(FRAME);
   if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(MAGIC.length + 4, FRAME))) return undefined;
@@ -169,16 +189,7 @@ export function loadStatIndex(dir: string, key: string | undefined): LoadedStatI
   const sha256 = DigestColumn.stored(digests!, present!);
   if (!paths || !sha256 || paths.length !== n || sha256.length !== n) return undefined;
   const token = typeof data.token === 'string' ? data.token : '';
-  const index: LoadedStatIndex = { paths, numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs, key: typeof data.key === 'string' ? data.key : '', token };
-  // Edits since then re-stamped a few entries and changed the report; the log is as new as its file, so the racy check starts there.
-  const edited = loadEditLog(dir, token);
-  if (!edited) return index;
-  for (const [slot, numbers, digest] of edited.log.slots) {
-    if (!(slot >= 0 && slot < paths.length) || numbers.length !== 5) return undefined;
-    index.numbers.set(numbers, slot * 5);
-    index.sha256.set(slot, digest);
-  }
-  return { ...index, report: edited.log.report, writtenMs: Math.max(writtenMs, edited.writtenMs), log: edited.log };
+  return { paths, numbers, sha256, report: data.report as unknown as RecordedReport, writtenMs, key: typeof data.key === 'string' ? data.key : '', token };
 }
 
 /** Entries as columns, the form `unchangedSince` checks; `base` is the folder paths are stored relative to (the root). */
@@ -238,7 +249,7 @@ function sameAsRecorded(paths: PathColumn, numbers: Float64Array, sha256: Digest
 /** The index's paths below `folder` whose stamps still hold (none racily clean), relative, with their recorded sha256. */
 export function intactBelow(index: LoadedStatIndex, folder: string): Map<string, string> {
   const intact = new Map<string, string>();
-  const prefix = folder + path.sep;
+  const prefix = folder.endsWith(path.sep) ? folder : folder + path.sep;
   for (const i of index.paths.slotsBelow(folder)) {
     const at = i * 5;
     if (index.sha256.present[i] !== 1 || index.numbers[at + 4] === 1 || Math.max(index.numbers[at + 1]!, index.numbers[at + 2]!) >= index.writtenMs) continue;

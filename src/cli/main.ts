@@ -15,10 +15,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     // A bug, never the author's fault: say so, with what a report needs.
     const detail = error instanceof Error ? error.message : String(error);
-    // Loaded only here: every run that goes well skips the catalogue.
-    const [{ catalogue }, { formatTemplate }] = await Promise.all([import('../diagnostics/catalogue.js'), import('../diagnostics/create.js')]);
-    const entry = catalogue.KNO9001;
-    process.stderr.write(`knoc: error KNO9001 ${formatTemplate(entry.message, { detail })}\n  hint: ${entry.hint}\n`);
+    process.stderr.write(`knoc: error KNO9001 ${await crashMessage(detail)}\n`);
     if (process.env.KNOC_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     return EXIT.usage;
   }
@@ -48,6 +45,21 @@ async function commandNamed(name: string): Promise<Command | undefined> {
     return name === 'build' ? buildCommand : checkCommand;
   }
   return (await import('./commands/index.js')).findCommand(name);
+}
+
+/**
+ * The KNO9001 message and hint for a crash. The catalogue is loaded only here,
+ * so every run that goes well skips it; if even that fails (a damaged
+ * install), the detail is still reported.
+ */
+async function crashMessage(detail: string): Promise<string> {
+  try {
+    const [{ catalogue }, { formatTemplate }] = await Promise.all([import('../diagnostics/catalogue.js'), import('../diagnostics/create.js')]);
+    const entry = catalogue.KNO9001;
+    return `${formatTemplate(entry.message, { detail })}\n  hint: ${entry.hint}`;
+  } catch {
+    return `knoc failed unexpectedly: ${detail}.`;
+  }
 }
 
 function isParseArgsError(error: unknown): boolean {

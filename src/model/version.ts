@@ -57,12 +57,15 @@ function eachModule(visit: (name: string, file: string) => void): void {
   const walk = (dir: string) => {
     const entries = readdirSync(dir, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+    // A folder's path ends in a separator only when it is a file system root.
+    const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
     for (const entry of entries) {
       const name = entry.name;
-      const full = dir + path.sep + name;
+      const full = prefix + name;
       if (entry.isDirectory()) walk(full);
       else if ((name.endsWith('.js') || name.endsWith('.ts')) && !name.endsWith('.d.ts')) visit(name, full);
     }
   };
-  walk(fileURLToPath(new URL('..', import.meta.url)).replace(/[\\/]$/, ''));
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  walk(root.length > path.parse(root).root.length ? root.replace(/[\\/]$/, '') : root);
 }
