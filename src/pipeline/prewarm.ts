@@ -97,7 +97,7 @@ const BATCH = 50;
  * (16 MB semi-spaces) each worker's young generation grows to about 30 MB of
  * resident memory, all alive at the moment the main thread holds every
  * analysis. `knoc check` at 10,000 blueprints peaked at 414-428 MB with the
- * default and 382-389 MB with this, in the same time (docs/performance.md).
+ * default and 382-389 MB with this, no slower (docs/performance.md).
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 /** Batches sent ahead to each worker; with BATCH, what bounds the results waiting for the main thread. */
