@@ -478,7 +478,8 @@ function recordedSymbols(head: EditHead, replaced: ReadonlyMap<number, Entity | 
     });
     return all;
   });
-  const kinds = [...new Set(head.schemaRefs.map((ref) => parseSchemaRef(ref)?.name).filter((k) => k !== undefined))];
+  // The few distinct references are parsed, not one per entity.
+  const kinds = [...new Set([...new Set(head.schemaRefs)].map((ref) => parseSchemaRef(ref)?.name).filter((k) => k !== undefined))];
   const bySlug = new Map<string, ReadonlyMap<string, Entity>>();
   for (const kind of kinds) {
     if (kind === DOMAIN_KIND) continue;
