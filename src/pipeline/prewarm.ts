@@ -100,6 +100,7 @@ const BATCH = 50;
  * default and 382-389 MB with this, no slower (docs/performance.md).
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
+
 /** Batches sent ahead to each worker; with BATCH, what bounds the results waiting for the main thread. */
 const IN_FLIGHT = 4;
 
