@@ -1,42 +1,43 @@
-// Bundles the modules only an edit loads into lib/pipeline/incremental.js, after tsc has written lib/.
+// Bundles the incremental build and the modules only it loads into lib/pipeline/incremental.bundle.cjs,
+// after tsc has written lib/. src/pipeline/edit-path.ts runs it (src/cache/bundle-loader.ts).
 //
 // A build after one blueprint changed (an edit) first runs the no-op path (the CLI, the stat index);
-// only when sources changed does it import the incremental build, and with it some sixty modules
-// no other step of that run needs. Node loads ES modules one file at a time (resolve, read, compile,
-// link), which costs more than what those modules then do; as one file they load several times
-// faster. The bundle takes the place of the tsc output, so nothing that imports it changes.
+// only when sources changed does it load the incremental build, and with it some sixty modules no
+// other step of that run needs. Node loads ES modules one file at a time (resolve, read, compile,
+// link) and keeps no compiled code between runs; as one CommonJS-shaped script the same code loads
+// in one read and runs with V8's code cache, which the loader keeps in the cache folder.
 //
-// What stays a module of its own, imported by the bundle as before:
-// - every module the CLI has already loaded when it imports the edit path (one instance per process);
+// What stays a module of its own, imported by the bundle at run time:
+// - every module the CLI has already loaded when it loads the edit path (one instance per process);
 // - every dynamic import (loaded only when needed: the full parser, a validator compile);
-// - every package in node_modules;
+// - every package in node_modules, and Node's own modules;
 // - the fault hook (tests count the publish steps of a whole run through it).
-// Every other module is copied in. The bundle keeps the folder depth of its modules (lib/<folder>/),
-// so paths taken from `import.meta.url` resolve as before.
+// Every other module is copied in. The bundle sits in lib/pipeline/, at the depth of every module it
+// holds (lib/<folder>/), so paths taken from `import.meta.url` resolve as before.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const lib = fileURLToPath(new URL('../lib/', import.meta.url));
 const entry = path.join(lib, 'pipeline/incremental.js');
-/** Loaded by the CLI before an edit imports the incremental build. */
-const loadedFirst = ['cli/main.js', 'cli/commands/build.js'].map((file) => path.join(lib, file));
+const outfile = path.join(lib, 'pipeline/incremental.bundle.cjs');
+/** Loaded by the CLI before an edit loads the incremental build. */
+const loadedFirst = ['cli/main.js', 'cli/commands/build.js', 'pipeline/edit-path.js'].map((file) => path.join(lib, file));
 /** Modules whose state the whole process must share. */
 const shared = new Set(['emit/fault-hook.js'].map((file) => path.join(lib, file)));
-const BANNER = '// The incremental build and the modules only it loads, bundled by scripts/bundle-edit-path.mjs.';
+/** The first line of the bundle (src/cache/bundle-loader.ts reads it). */
+const BANNER = '// knoc bundle ';
 
-if (readFileSync(entry, 'utf8').startsWith(BANNER)) process.exit(0);
-
-const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning', absWorkingDir: lib };
+const common = { bundle: true, platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning', absWorkingDir: lib, write: false };
 const dynamicImports = { name: 'dynamic-imports', setup: (b) => b.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined)) };
 
 // The static closure of what is loaded first, as esbuild resolves it.
-const first = await build({ ...common, entryPoints: loadedFirst, outdir: path.join(lib, '.bundle-probe'), write: false, metafile: true, plugins: [dynamicImports] });
+const first = await build({ ...common, format: 'esm', entryPoints: loadedFirst, outdir: path.join(lib, '.bundle-probe'), metafile: true, plugins: [dynamicImports] });
 const loaded = new Set(Object.keys(first.metafile.inputs).map((input) => path.resolve(lib, input)));
-if (!loaded.has(path.join(lib, 'pipeline/up-to-date.js'))) throw new Error('bundle-edit-path: the CLI no longer loads pipeline/up-to-date.js first; check loadedFirst');
+for (const file of ['pipeline/up-to-date.js', 'cache/bundle-loader.js']) if (!loaded.has(path.join(lib, file))) throw new Error(`bundle-edit-path: the CLI no longer loads ${file} before the edit path; check loadedFirst`);
 
-const here = path.dirname(entry);
+const here = path.dirname(outfile);
 const keepApart = {
   name: 'keep-apart',
   setup: (b) =>
@@ -48,4 +49,30 @@ const keepApart = {
       return { path: relative.startsWith('.') ? relative : `./${relative}`, external: true };
     }),
 };
-await build({ ...common, entryPoints: [entry], outfile: entry, allowOverwrite: true, sourcemap: 'linked', sourcesContent: false, banner: { js: BANNER }, plugins: [keepApart] });
+const result = await build({
+  ...common,
+  format: 'cjs',
+  entryPoints: [entry],
+  outfile,
+  sourcemap: 'linked',
+  sourcesContent: false,
+  // Dynamic imports stay `import()` here and are handed to the loader below; `import.meta.url` is the bundle's own.
+  supported: { 'dynamic-import': true },
+  define: { 'import.meta.url': '__knocUrl' },
+  metafile: true,
+  plugins: [keepApart],
+});
+const output = (suffix) => result.outputFiles.find((file) => file.path.endsWith(suffix));
+let code = output('.cjs').text;
+const dynamic = code.match(/\bimport\(/g)?.length ?? 0;
+code = code.replace(/\bimport\(/g, '__knocImport(');
+const externals = [...new Set([...code.matchAll(/\brequire\("(\.[^"]+)"\)/g)].map((match) => match[1]))].sort();
+// A module's namespace is what the loader hands over for it: only its named exports can be read.
+if (/__toESM\(require\("\./.test(code)) throw new Error('bundle-edit-path: a default import of a knoc module; import its named exports');
+if (dynamic === 0 || externals.length === 0) throw new Error('bundle-edit-path: the bundle imports nothing at run time; check the plugins');
+// The size of each module copied in: the loader runs the bundle only while they are the same (a lib/ compiled again without bundling it again is not).
+const inputs = Object.entries(result.metafile.inputs).map(([input, { bytes }]) => [path.relative(here, path.resolve(lib, input)).split(path.sep).join('/'), bytes]).sort(([a], [b]) => (a < b ? -1 : 1));
+writeFileSync(outfile, `${BANNER}${JSON.stringify({ externals, inputs })}\n${code}`);
+const map = JSON.parse(output('.map').text);
+// One line more (the banner) before the code the map describes.
+writeFileSync(`${outfile}.map`, JSON.stringify({ ...map, mappings: `;${map.mappings}` }));

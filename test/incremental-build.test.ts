@@ -124,6 +124,24 @@ describe('an incremental build after blueprints changed in content', () => {
     expect(expectSameAsFullBuild(root, change)).toEqual({ incremental: true, status: 0 });
   }, 300_000);
 
+  it('runs from its bundle with V8\'s code cache kept in the cache folder; a damaged code cache changes nothing but speed', () => {
+    const root = builtRepo();
+    const codeDir = path.join(root, 'node_modules/.cache/knoc/code');
+    const title = (text: string) => (r: string) => edit(blueprint(r, 'access-auditor'), /^title: .*$/m, `title: ${text}`);
+    expect(expectSameAsFullBuild(root, title('First edit')).incremental).toBe(true);
+    const caches = readdirSync(codeDir);
+    expect(caches).toEqual([expect.stringMatching(/^incremental\.bundle-[0-9a-f]{32}\.v8$/)]);
+    const cacheFile = path.join(codeDir, caches[0]!);
+    const kept = readFileSync(cacheFile);
+    expect(expectSameAsFullBuild(root, title('Second edit')).incremental).toBe(true);
+    // Used, not written again.
+    expect(readFileSync(cacheFile).equals(kept)).toBe(true);
+    writeFileSync(cacheFile, 'not a code cache');
+    expect(expectSameAsFullBuild(root, title('Third edit')).incremental).toBe(true);
+    expect(readdirSync(codeDir)).toEqual(caches);
+    expect(readFileSync(cacheFile).toString('latin1')).not.toBe('not a code cache');
+  }, 300_000);
+
   it('says which path ran under --verbose and --explain', () => {
     const root = builtRepo();
     edit(blueprint(root, 'access-auditor'), /^title: .*$/m, 'title: Verbose');

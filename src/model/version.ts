@@ -47,8 +47,9 @@ function stampCode(): string {
 }
 
 /**
- * Calls `visit` with the name and path of each of knoc's modules (the `.js`
- * and `.ts` files beside this one's folder, declarations aside), folder by
+ * Calls `visit` with the name and path of each of knoc's modules (the `.js`,
+ * `.cjs` and `.ts` files beside this one's folder, declarations aside; the
+ * `.cjs` bundle scripts/bundle-edit-path.mjs writes among them), folder by
  * folder in name order. Plain concatenation and `endsWith`: every build with
  * nothing to do walks this tree first, and `path.join` and a regular
  * expression per entry cost about as much as the walk itself.
@@ -63,7 +64,7 @@ function eachModule(visit: (name: string, file: string) => void): void {
       const name = entry.name;
       const full = prefix + name;
       if (entry.isDirectory()) walk(full);
-      else if ((name.endsWith('.js') || name.endsWith('.ts')) && !name.endsWith('.d.ts')) visit(name, full);
+      else if ((name.endsWith('.js') || name.endsWith('.cjs') || name.endsWith('.ts')) && !name.endsWith('.d.ts')) visit(name, full);
     }
   };
   const root = fileURLToPath(new URL('..', import.meta.url));

@@ -184,7 +184,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   }
   // A few blueprints changed in content: the incremental build re-reads only them, or declines and the full build runs.
   if (probe && 'changed' in probe) {
-    const { buildIncrementally } = await import('../../pipeline/incremental.js');
+    const { buildIncrementally } = await import('../../pipeline/edit-path.js');
     const edited = await buildIncrementally(options, probe.changed);
     if ('declined' in edited) {
       if (values.verbose || values.explain) process.stderr.write(`  incremental build declined (${edited.declined}); building in full\n`);

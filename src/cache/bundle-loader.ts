@@ -1,0 +1,79 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
+
+/** How a bundle's first line starts: the rest of the line is JSON naming the modules it imports and the size of each module copied into it. */
+export const BUNDLE_BANNER = '// knoc bundle ';
+
+/** A bundle run, with what it exports. */
+export interface LoadedBundle {
+  exports: Record<string, unknown>;
+  /** Whether V8's code cache from an earlier run was used, rejected (damaged, or made by another V8), or there was none. */
+  codeCache: 'used' | 'rejected' | 'none';
+  /** Writes V8's code cache for the bundle to the cache folder, when none was used: call it after the bundle's work ran, so the functions it compiled are in it. */
+  keepCodeCache(): void;
+}
+
+/**
+ * Runs a bundle that scripts/bundle-edit-path.mjs wrote: CommonJS-shaped
+ * code whose first line names the knoc modules it imports (imported here,
+ * already loaded by the caller), with V8's code cache kept in the cache
+ * folder. Node keeps no code cache for ES modules; with one, a run neither
+ * parses nor compiles the functions the last run compiled. Undefined when
+ * there is no bundle (running from the sources), or when a module copied
+ * into it is no longer the size it was (compiled again since). The code
+ * cache is named by the bundle's digest (V8 checks only its version, flags
+ * and the code's length), and V8 rejects a damaged one: the code is then
+ * compiled as usual.
+ */
+export async function loadBundle(file: string, cacheDir: string): Promise<LoadedBundle | undefined> {
+  let code: string;
+  try {
+    code = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const firstLine = code.slice(0, code.indexOf('\n'));
+  if (!firstLine.startsWith(BUNDLE_BANNER)) throw new Error(`${file} is not a knoc bundle`);
+  const { externals, inputs = [] } = JSON.parse(firstLine.slice(BUNDLE_BANNER.length)) as { externals: string[]; inputs?: [string, number][] };
+  // A module copied in that changed since (compiled again without bundling again): the bundle is out of date.
+  const folder = path.dirname(file);
+  if (inputs.some(([input, size]) => statSync(path.resolve(folder, input), { throwIfNoEntry: false })?.size !== size)) return undefined;
+  const url = pathToFileURL(file);
+  const resolve = (specifier: string) => (specifier.startsWith('.') ? new URL(specifier, url).href : specifier);
+  const modules = new Map(await Promise.all(externals.map(async (specifier) => [specifier, await import(resolve(specifier))] as const)));
+  const nodeRequire = createRequire(url);
+  const name = path.basename(file).replace(/\.[^.]*$/, '');
+  const cacheFile = path.join(cacheDir, 'code', `${name}-${createHash('sha256').update(code).digest('hex').slice(0, 32)}.v8`);
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // None yet.
+  }
+  const script = new Script(`(function (require, module, exports, __knocUrl, __knocImport) {${code}\n})`, { filename: fileURLToPath(url), ...(cachedData ? { cachedData } : {}) });
+  const module = { exports: {} as Record<string, unknown> };
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  run((specifier: string) => modules.get(specifier) ?? nodeRequire(specifier), module, module.exports, url.href, (specifier: string) => import(resolve(specifier)));
+  return {
+    exports: module.exports,
+    codeCache: !cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used',
+    keepCodeCache: () => {
+      if (cachedData && !script.cachedDataRejected) return;
+      try {
+        const folder = path.dirname(cacheFile);
+        mkdirSync(folder, { recursive: true });
+        // The caches of other builds of the bundle are of no more use.
+        for (const entry of readdirSync(folder)) if (entry.startsWith(`${name}-`) && path.join(folder, entry) !== cacheFile) rmSync(path.join(folder, entry), { force: true });
+        const temp = `${cacheFile}.${randomBytes(6).toString('hex')}`;
+        writeFileSync(temp, script.createCachedData());
+        renameSync(temp, cacheFile);
+      } catch {
+        // Only costs the next run a compile.
+      }
+    },
+  };
+}

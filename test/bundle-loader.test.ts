@@ -1,0 +1,115 @@
+// Bundles run with V8's code cache kept in the cache folder (src/cache/bundle-loader.ts): the
+// modules a bundle names are handed to it, its dynamic imports and `import.meta.url` resolve beside
+// it, and the code cache is written once, used after, and replaced when damaged or stale.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BUNDLE_BANNER, loadBundle } from '../src/cache/bundle-loader.js';
+import { makeTempDir } from './support/temp-repo.js';
+
+/** A module the bundle says was copied into it, by its size. */
+const HELPER = 'export const copied = true;\n';
+
+const bundleCode = (answer: number) =>
+  [
+    `${BUNDLE_BANNER}${JSON.stringify({ externals: ['../shared/dep.mjs'], inputs: [['../shared/helper.js', HELPER.length]] })}`,
+    '"use strict";',
+    'const dep = require("../shared/dep.mjs");',
+    'const path = require("node:path");',
+    `exports.answer = () => dep.value + ${answer};`,
+    'exports.base = () => path.basename(new URL(".", __knocUrl).pathname);',
+    'exports.later = () => __knocImport("../shared/late.mjs").then((m) => m.value);',
+    'exports.dep = dep;',
+    '',
+  ].join('\n');
+
+/**
+ * A cache folder, and `place(code)`: the bundle with its modules in a folder of their own each time.
+ * V8 reuses a script compiled earlier in the same process from the same code and file name without
+ * looking at any code cache: each load comes from another file, as each run of knoc is a new process.
+ */
+function fixture(): { place: (code: string) => string; cacheDir: string; codeFiles: () => string[] } {
+  const root = makeTempDir();
+  let count = 0;
+  const place = (code: string) => {
+    const dir = path.join(root, `copy-${++count}`);
+    mkdirSync(path.join(dir, 'shared'), { recursive: true });
+    mkdirSync(path.join(dir, 'pipeline'));
+    writeFileSync(path.join(dir, 'shared/dep.mjs'), 'export const value = 40;\n');
+    writeFileSync(path.join(dir, 'shared/late.mjs'), "export const value = 'loaded when asked';\n");
+    writeFileSync(path.join(dir, 'shared/helper.js'), HELPER);
+    const bundle = path.join(dir, 'pipeline/thing.bundle.cjs');
+    writeFileSync(bundle, code);
+    return bundle;
+  };
+  const cacheDir = path.join(root, 'cache');
+  const codeFiles = () => {
+    try {
+      return readdirSync(path.join(cacheDir, 'code')).sort();
+    } catch {
+      return [];
+    }
+  };
+  return { place, cacheDir, codeFiles };
+}
+
+describe('loadBundle', () => {
+  it('runs the bundle with the modules it names, its dynamic imports and its own URL', async () => {
+    const { place, cacheDir } = fixture();
+    const bundle = place(bundleCode(2));
+    const loaded = (await loadBundle(bundle, cacheDir))!;
+    expect((loaded.exports.answer as () => number)()).toBe(42);
+    expect((loaded.exports.base as () => string)()).toBe('pipeline');
+    await expect((loaded.exports.later as () => Promise<string>)()).resolves.toBe('loaded when asked');
+    // The modules it names are the ones the process has: the same instance, not a copy.
+    expect(loaded.exports.dep).toBe(await import(pathToFileURL(path.join(path.dirname(bundle), '../shared/dep.mjs')).href));
+  });
+
+  it('keeps the code cache after a run, uses it next time, and replaces a damaged or stale one', async () => {
+    const { place, cacheDir, codeFiles } = fixture();
+    const load = (code: string) => loadBundle(place(code), cacheDir);
+    const first = (await load(bundleCode(2)))!;
+    expect(first.codeCache).toBe('none');
+    expect(codeFiles()).toEqual([]);
+    first.keepCodeCache();
+    expect(codeFiles()).toHaveLength(1);
+    expect(codeFiles()[0]).toMatch(/^thing\.bundle-[0-9a-f]{32}\.v8$/);
+
+    const second = (await load(bundleCode(2)))!;
+    expect(second.codeCache).toBe('used');
+    expect((second.exports.answer as () => number)()).toBe(42);
+
+    const cacheFile = path.join(cacheDir, 'code', codeFiles()[0]!);
+    writeFileSync(cacheFile, 'not a code cache');
+    const damaged = (await load(bundleCode(2)))!;
+    expect(damaged.codeCache).toBe('rejected');
+    expect((damaged.exports.answer as () => number)()).toBe(42);
+    damaged.keepCodeCache();
+    expect(readFileSync(cacheFile).toString('latin1')).not.toBe('not a code cache');
+    expect((await load(bundleCode(2)))!.codeCache).toBe('used');
+
+    // Other code of the same length: a cache of its own (V8 would take the old one), and the old one goes.
+    const changed = (await load(bundleCode(3)))!;
+    expect(changed.codeCache).toBe('none');
+    expect((changed.exports.answer as () => number)()).toBe(43);
+    changed.keepCodeCache();
+    expect(codeFiles()).toHaveLength(1);
+    expect(codeFiles()[0]).not.toBe(path.basename(cacheFile));
+  });
+
+  it('is undefined without a bundle or when a module copied into it changed size, and refuses a file that is not one', async () => {
+    const { place, cacheDir } = fixture();
+    const bundle = place(bundleCode(2));
+    await expect(loadBundle(`${bundle}.absent`, cacheDir)).resolves.toBeUndefined();
+    const helper = path.join(path.dirname(bundle), '../shared/helper.js');
+    writeFileSync(helper, `${HELPER}// compiled again\n`);
+    await expect(loadBundle(bundle, cacheDir)).resolves.toBeUndefined();
+    rmSync(helper);
+    await expect(loadBundle(bundle, cacheDir)).resolves.toBeUndefined();
+    writeFileSync(helper, HELPER);
+    await expect(loadBundle(bundle, cacheDir)).resolves.toBeDefined();
+    writeFileSync(bundle, 'module.exports = {};\n');
+    await expect(loadBundle(bundle, cacheDir)).rejects.toThrow(/not a knoc bundle/);
+  });
+});
