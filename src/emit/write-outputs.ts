@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
@@ -55,9 +55,9 @@ export async function publishChanged(outDir: string, changed: readonly PlannedOu
     faultPoint('lock', outDir);
     // A journal another build left, or a publish since the caller looked, would change files it believes untouched: the full build decides then.
     if (pendingJournal(outDir) || !stillIntact()) return false;
-    await removeUncommittedJournals(outDir);
+    removeUncommittedJournals(outDir);
     await recoverInterruptedSwap(outDir);
-    if (changed.length > 0) await publishThroughJournal(outDir, changed, []);
+    if (changed.length > 0) publishThroughJournal(outDir, changed, []);
     return true;
   } finally {
     await release();
@@ -141,13 +141,13 @@ async function tryPublishLock(outDir: string): Promise<() => Promise<void>> {
   const pid = process.pid;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await writeFile(lock, String(pid), { flag: 'wx' });
-      return () => rm(lock, { force: true });
+      writeFileSync(lock, String(pid), { flag: 'wx' });
+      return async () => rmSync(lock, { force: true });
     } catch (error) {
       if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
-      const owner = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      const owner = Number(readIfThere(lock).trim());
       if (Number.isInteger(owner) && owner > 0 && owner !== pid && isAlive(owner)) throw new PublishLockedError(`another knoc build (pid ${owner}) is publishing ${path.basename(outDir)}/; try again when it finishes`);
-      await rm(lock, { force: true });
+      rmSync(lock, { force: true });
     }
   }
   throw new PublishLockedError(`could not take the publish lock for ${path.basename(outDir)}/`);
@@ -197,7 +197,7 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
   if (report.written.length === 0 && report.removed.length === 0) return report;
   const changes = report.written.length + report.removed.length;
   if (existing.length > 0 && changes * JOURNAL_SHARE <= outputs.length) {
-    await publishThroughJournal(outDir, outputs.filter((o) => !same.has(o.path)), report.removed);
+    publishThroughJournal(outDir, outputs.filter((o) => !same.has(o.path)), report.removed);
     return report;
   }
 
@@ -346,7 +346,7 @@ interface Journal {
  * journal that the next build completes first, so the folder ends as the
  * complete new tree.
  */
-async function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[]): Promise<void> {
+function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[]): void {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   const stageName = `${STAGE}${name}-${randomBytes(6).toString('hex')}`;
@@ -361,30 +361,30 @@ async function publishThroughJournal(outDir: string, changed: readonly PlannedOu
     }
     const journal: Journal = { stage: stageName, write: [...changed.map((o) => o.path).filter((p) => p !== MANIFEST), ...changed.map((o) => o.path).filter((p) => p === MANIFEST)], remove: [...removed] };
     const temp = `${journalFile}.${randomBytes(6).toString('hex')}`;
-    await writeFile(temp, JSON.stringify(journal));
-    await rename(temp, journalFile);
+    writeFileSync(temp, JSON.stringify(journal));
+    renameSync(temp, journalFile);
   } catch (error) {
-    await rm(stage, { recursive: true, force: true });
+    rmSync(stage, { recursive: true, force: true });
     throw error;
   }
-  await applyJournal(outDir, journalFile);
+  applyJournal(outDir, journalFile);
 }
 
 /** Completes a committed journal: moves what is still staged into place, removes what it names, then forgets it. */
-async function applyJournal(outDir: string, journalFile: string): Promise<void> {
-  const journal = JSON.parse(await readFile(journalFile, 'utf8')) as Journal;
+function applyJournal(outDir: string, journalFile: string): void {
+  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as Journal;
   const stage = path.join(path.dirname(outDir), journal.stage);
   // Removals first, so a path that turns from a file into a folder (or back) has room; manifest.json is the last rename.
-  for (const file of journal.remove) await removeWithEmptyParents(outDir, file);
+  for (const file of journal.remove) removeWithEmptyParents(outDir, file);
   for (const file of journal.write) {
     const from = confined(stage, file);
     const to = confined(outDir, file);
-    if (!(await exists(from))) continue;
-    await mkdir(path.dirname(to), { recursive: true });
-    await rename(from, to);
+    if (!existsSync(from)) continue;
+    mkdirSync(path.dirname(to), { recursive: true });
+    renameSync(from, to);
   }
-  await rm(journalFile, { force: true });
-  await rm(stage, { recursive: true, force: true });
+  rmSync(journalFile, { force: true });
+  rmSync(stage, { recursive: true, force: true });
 }
 
 /** True when a killed build left a committed journal for this output folder. */
@@ -395,8 +395,8 @@ export function pendingJournal(outDir: string): boolean {
 /** A build killed after committing a journal: finish what it started. An uncommitted one left only a stage, which the swap recovery removes. */
 async function recoverJournal(outDir: string): Promise<void> {
   const journalFile = path.join(path.dirname(outDir), `${JOURNAL}${path.basename(outDir)}`);
-  if (await exists(journalFile)) await applyJournal(outDir, journalFile);
-  await removeUncommittedJournals(outDir);
+  if (existsSync(journalFile)) applyJournal(outDir, journalFile);
+  removeUncommittedJournals(outDir);
 }
 
 /**
@@ -404,22 +404,26 @@ async function recoverJournal(outDir: string): Promise<void> {
  * name a journal is written under before its rename): nothing refers to them.
  * Called under the publish lock, so none of them is a live build's.
  */
-async function removeUncommittedJournals(outDir: string): Promise<void> {
+function removeUncommittedJournals(outDir: string): void {
   const parent = path.dirname(outDir);
   const temporary = new RegExp(`^${escapeRegExp(`${JOURNAL}${path.basename(outDir)}`)}\\.[0-9a-f]{12}$`);
-  for (const entry of await readdir(parent).catch(() => [] as string[])) if (temporary.test(entry)) await rm(path.join(parent, entry), { force: true });
+  for (const entry of readIfFolder(parent)) if (temporary.test(entry)) rmSync(path.join(parent, entry), { force: true });
 }
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-async function removeWithEmptyParents(outDir: string, file: string): Promise<void> {
+function removeWithEmptyParents(outDir: string, file: string): void {
   const target = confined(outDir, file);
-  await rm(target, { force: true });
+  rmSync(target, { force: true });
   for (let dir = path.dirname(target); dir.startsWith(outDir + path.sep); dir = path.dirname(dir)) {
-    if ((await readdir(dir).catch(() => ['?'])).length > 0) break;
-    await rmdir(dir).catch(() => undefined);
+    if (readIfFolder(dir, ['?']).length > 0) break;
+    try {
+      rmdirSync(dir);
+    } catch {
+      // Not empty after all, or gone: either way nothing to remove.
+    }
   }
 }
 
@@ -451,24 +455,24 @@ async function recoverInterruptedSwap(outDir: string, early?: EarlyStage): Promi
   const isStaged = ours(`${STAGE}${path.basename(outDir)}-`);
   let entries: string[];
   try {
-    entries = await readdir(parent);
+    entries = readdirSync(parent);
   } catch {
     return;
   }
   // Only called under the publish lock, so every parked or staged folder belongs to a build that died.
   const parked = entries.filter(isParked).sort();
   for (const entry of parked) {
-    if (!(await exists(outDir))) await rename(path.join(parent, entry), outDir);
-    else await rm(path.join(parent, entry), { recursive: true, force: true });
+    if (!existsSync(outDir)) renameSync(path.join(parent, entry), outDir);
+    else rmSync(path.join(parent, entry), { recursive: true, force: true });
   }
-  for (const entry of entries.filter(isStaged)) await rm(path.join(parent, entry), { recursive: true, force: true });
+  for (const entry of entries.filter(isStaged)) rmSync(path.join(parent, entry), { recursive: true, force: true });
   // A stage written while its build still ran names its owner: it is left alone while that build lives.
   const stagePrefix = `${STAGE}${path.basename(outDir)}-`;
   for (const entry of entries.filter((e) => e.startsWith(stagePrefix))) {
     const owner = EARLY_SUFFIX.exec(entry.slice(stagePrefix.length));
     if (!owner || path.join(parent, entry) === early?.dir) continue;
     // eslint-disable-next-line no-restricted-globals
-    if (Number(owner[1]) === process.pid || !isAlive(Number(owner[1]))) await rm(path.join(parent, entry), { recursive: true, force: true });
+    if (Number(owner[1]) === process.pid || !isAlive(Number(owner[1]))) rmSync(path.join(parent, entry), { recursive: true, force: true });
   }
 }
 
@@ -499,6 +503,24 @@ function hasBytesSync(file: string, output: PlannedOutput): boolean {
     return sha256Hex(readFileSync(file)) === output.sha256;
   } catch {
     return false;
+  }
+}
+
+/** A file's text, or '' when it cannot be read. */
+function readIfThere(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** A folder's entry names, or `otherwise` when it cannot be listed. */
+function readIfFolder(dir: string, otherwise: string[] = []): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return otherwise;
   }
 }
 
