@@ -6,8 +6,9 @@ import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { knocCodeStamp } from '../model/version.js';
 import type { TemplateCodeCache } from '../render-pages/page-templates.js';
+import { formats, FORMATS_MODULE } from '../validate/formats.js';
 
-/** knoc's own require: generated validators load ajv's runtime helpers from knoc's dependencies, wherever the cache lives. */
+/** knoc's own require: generated validators load ajv's runtime helpers from knoc's dependencies, wherever the cache lives, and knoc's formats by their name. */
 const knocRequire = createRequire(import.meta.url);
 
 /**
@@ -28,12 +29,12 @@ export async function loadValidators(
 ): Promise<Map<string, ValidateFunction>> {
   const validators = new Map<string, ValidateFunction>();
   for (const { key, schema, shipped } of schemas) {
-    const { patternEngine, patternsIn, trustPatterns } = await import('../validate/pattern-engine.js');
-    if (!shipped && patternsIn(schema).length > 0) {
-      // A repository's own patterns run on the linear-time engine, as in a full build: compiled here, never as standalone code.
+    // A repository's own patterns run on the linear-time engine, as in a full build: compiled here, never as standalone code.
+    const engine = shipped ? undefined : await import('../validate/pattern-engine.js');
+    if (engine && engine.patternsIn(schema).length > 0) {
       const { createAjv } = await import('../validate/create-ajv.js');
-      for (const trusted of shippedSchemas) trustPatterns(trusted);
-      validators.set(key, createAjv({ regExp: patternEngine }).compile(schema));
+      for (const trusted of shippedSchemas) engine.trustPatterns(trusted);
+      validators.set(key, createAjv({ regExp: engine.patternEngine }).compile(schema));
       continue;
     }
     const name = createHash('sha256').update([knocCodeStamp(), schemaSetDigest, key].join('\u0000')).digest('hex');
@@ -74,7 +75,8 @@ function load(code: string, file: string): ValidateFunction {
   }
   const script = new Script(`(function (require, module, exports) {${code}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
   const module = { exports: {} as unknown };
-  (script.runInThisContext() as (require: NodeJS.Require, module: { exports: unknown }, exports: unknown) => void)(knocRequire, module, module.exports);
+  const require = (id: string) => (id === FORMATS_MODULE ? formats : knocRequire(id));
+  (script.runInThisContext() as (require: (id: string) => unknown, module: { exports: unknown }, exports: unknown) => void)(require, module, module.exports);
   const validate = module.exports as ValidateFunction;
   if (typeof validate !== 'function') throw new Error('not a validator');
   if (cachedData && !script.cachedDataRejected) return validate;

@@ -1,7 +1,8 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { _, Ajv2020 } from 'ajv/dist/2020.js';
 import type { CodeOptions } from 'ajv/dist/core.js';
 import type { SchemaValidateFunction } from 'ajv/dist/types/index.js';
 import addFormats from 'ajv-formats';
+import { FORMATS_MODULE, uri } from './formats.js';
 import { sortKeysDeep } from '../model/stable-json.js';
 
 /**
@@ -11,9 +12,11 @@ import { sortKeysDeep } from '../model/stable-json.js';
  * `source` keeps the generated code (for ajv's standalone output).
  */
 export function createAjv(options: { regExp?: CodeOptions['regExp']; source?: boolean } = {}): Ajv2020 {
-  const code = { ...(options.regExp ? { regExp: options.regExp } : {}), ...(options.source ? { source: true } : {}) };
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, validateFormats: true, ...(Object.keys(code).length > 0 ? { code } : {}) });
+  // Generated code requires the formats under knoc's own name (see formats.ts); ajv-formats keeps a name already set.
+  const code = { ...(options.regExp ? { regExp: options.regExp } : {}), ...(options.source ? { source: true } : {}), formats: _`require(${FORMATS_MODULE})` };
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, validateFormats: true, code });
   addFormats.default(ajv);
+  ajv.addFormat('uri', uri);
   // ajv compares every pair of items of an array of objects (n² deep comparisons): 60,000 items would hold a build for
   // minutes. Items are compared by their canonical JSON in one hash set instead, linear in the size of the array.
   ajv.removeKeyword('uniqueItems');
