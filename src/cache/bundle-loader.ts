@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { writeAtomically } from './write-atomically.js';
 
 /** How a bundle's first line starts: the rest of the line is JSON naming the modules it imports and the size of each module copied into it. */
 export const BUNDLE_BANNER = '// knoc bundle ';
@@ -64,13 +65,10 @@ export async function loadBundle(file: string, cacheDir: string): Promise<Loaded
     keepCodeCache: () => {
       if (cachedData && !script.cachedDataRejected) return;
       try {
-        const folder = path.dirname(cacheFile);
-        mkdirSync(folder, { recursive: true });
+        writeAtomically(cacheFile, script.createCachedData());
         // The caches of other builds of the bundle are of no more use.
-        for (const entry of readdirSync(folder)) if (entry.startsWith(`${name}-`) && path.join(folder, entry) !== cacheFile) rmSync(path.join(folder, entry), { force: true });
-        const temp = `${cacheFile}.${randomBytes(6).toString('hex')}`;
-        writeFileSync(temp, script.createCachedData());
-        renameSync(temp, cacheFile);
+        const folder = path.dirname(cacheFile);
+        for (const entry of readdirSync(folder)) if (entry.startsWith(`${name}-`) && entry.endsWith('.v8') && path.join(folder, entry) !== cacheFile) rmSync(path.join(folder, entry), { force: true });
       } catch {
         // Only costs the next run a compile.
       }

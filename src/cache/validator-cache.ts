@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Script } from 'node:vm';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import type { ValidateFunction } from 'ajv';
 import { knocCodeStamp } from '../model/version.js';
 import type { TemplateCodeCache } from '../render-pages/page-templates.js';
 import { formats, FORMATS_MODULE } from '../validate/formats.js';
+import { writeAtomically } from './write-atomically.js';
 
 /** knoc's own require: generated validators load ajv's runtime helpers from knoc's dependencies, wherever the cache lives, and knoc's formats by their name. */
 const knocRequire = createRequire(import.meta.url);
@@ -117,16 +118,4 @@ export function templateCodeCache(cacheDir: string): TemplateCodeCache {
       }
     },
   };
-}
-
-function writeAtomically(file: string, text: string | Buffer): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.${randomBytes(6).toString('hex')}`;
-  try {
-    writeFileSync(temp, text);
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
 }
