@@ -4,7 +4,7 @@
 import { openSync, readFileSync, writeFileSync, closeSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadEditState, openEditState, saveEditState, type EditState, type EntityRecord } from '../src/cache/edit-state.js';
+import { DamagedState, loadEditState, openEditState, saveEditState, type EditState, type EntityRecord } from '../src/cache/edit-state.js';
 import { makeTempDir } from './support/temp-repo.js';
 
 const agent = (i: number): EntityRecord => ({
@@ -33,8 +33,8 @@ describe('edit state', () => {
       expect(loadEditState(dir, 'token-1')).toEqual(state);
       const open = openEditState(dir, 'token-1')!;
       try {
-        expect(open.head.paths).toEqual(state.entities.map((e) => e.path));
-        expect(open.head.slugs).toEqual(state.entities.map((e) => e.data.slug));
+        expect([...open.head.paths]).toEqual(state.entities.map((e) => e.path));
+        expect([...open.head.slugs]).toEqual(state.entities.map((e) => e.data.slug));
         expect(open.head.domains).toEqual(state.entities.flatMap((e, i) => (e.schema?.startsWith('perception-domain') ? [[i, e]] : [])));
         const order = Array.from({ length: count }, (_, i) => (i * 37) % count);
         for (const i of [...order, ...order.slice(0, 5)]) {
@@ -83,5 +83,26 @@ describe('edit state', () => {
       open.close();
     }
     expect(loadEditState(dir, 'token-1')).toBeUndefined();
+  });
+
+  it('reads a damaged column as damage when it is first used, and the other columns and records as saved', () => {
+    const dir = makeTempDir();
+    const state = stateOf(200);
+    saveEditState(dir, state);
+    const file = path.join(dir, 'edit-state.bin');
+    const saved = readFileSync(file);
+    // The ids are the last column, just before the head (whose length the prefix gives after the magic and the format).
+    const at = saved.length - saved.readUInt32BE(12) - 3;
+    saved[at] = saved[at]! ^ 0x01;
+    writeFileSync(file, saved);
+    const open = openEditState(dir, 'token-1')!;
+    try {
+      expect(() => open.head.ids).toThrow(DamagedState);
+      expect([...open.head.slugs]).toEqual(state.entities.map((e) => e.data.slug));
+      expect(open.head.absolutePaths.indexOf(state.entities[150]!.absolutePath)).toBe(150);
+      expect(open.record(150)).toEqual(state.entities[150]);
+    } finally {
+      open.close();
+    }
   });
 });

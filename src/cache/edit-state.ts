@@ -9,13 +9,14 @@ import type { ParseLimits } from '../model/limits.js';
 import type { SourceFile } from '../model/source-file.js';
 import { knocCodeStamp } from '../model/version.js';
 import { writeFramedFile } from './framed-file.js';
+import { TextColumn } from './text-column.js';
 import type { RecordedReport } from './stat-index.js';
 import type { AgentCard } from '../project/a2a-types.js';
 import { SERVICE_CLASS_URI } from '../project/extension-uris.js';
 
 const MAGIC = Buffer.from('KNOCEDIT');
-const FORMAT = 3;
-/** Magic, format, the head's length, the records' length, the head's sha256; the records follow in batches, then the head. */
+const FORMAT = 4;
+/** Magic, format, the head's length, the body's length, the head's sha256; the body (the records in batches, then the columns) follows, then the head. */
 const PREFIX_LENGTH = MAGIC.length + 4 + 4 + 8 + 32;
 /** Records per serialised batch: an edit reads and checks the batch of each changed file, 64 records, some 100 KB. */
 const RECORD_BATCH = 64;
@@ -98,18 +99,20 @@ export function fleetView(card: AgentCard): AgentCard {
 
 /**
  * The state as it sits on disk: a head (everything but the per-entity records,
- * plus each entity's identity in columns, the domains' records and how many
- * agents perceive each domain slug) and the records one after another, each
- * with its own sha256, so an edit reads the head and only the records of the
- * files it changed.
+ * plus the domains' records and how many agents perceive each domain slug),
+ * the records one after another, each batch with its own sha256, and each
+ * entity's identity in columns, so an edit reads the head, the columns it
+ * looks things up in and only the records of the files it changed.
  */
 export interface EditHead extends Omit<EditState, 'entities'> {
-  /** Per entity, in bind order: report path, absolute path, `$schema` as written, slug and id ('' when absent). */
-  paths: string[];
-  absolutePaths: string[];
-  schemaRefs: string[];
-  slugs: string[];
-  ids: string[];
+  /** Per entity, in bind order: report path, absolute path, `$schema` as written, slug and id ('' when absent); each read when first used. */
+  paths: TextColumn;
+  absolutePaths: TextColumn;
+  schemaRefs: TextColumn;
+  slugs: TextColumn;
+  ids: TextColumn;
+  /** The distinct values of `schemaRefs`. */
+  distinctSchemaRefs: string[];
   /** Every domain's record (all of its data), by position. */
   domains: [number, EntityRecord][];
   /** Over every bound agent: how many perceive each domain slug (the orphan-domain rule reads it). */
@@ -119,19 +122,17 @@ export interface EditHead extends Omit<EditState, 'entities'> {
 /** Writes the state atomically; a failure only costs the next edit its shortcut. */
 export function saveEditState(dir: string, state: EditState): void {
   const { entities, ...rest } = state;
-  const columns = {
+  const columns: Record<Column, string[]> = {
     paths: entities.map((e) => e.path),
     absolutePaths: entities.map((e) => e.absolutePath),
     schemaRefs: entities.map((e) => e.schema ?? ''),
     slugs: entities.map((e) => (typeof e.data.slug === 'string' ? e.data.slug : '')),
     ids: entities.map((e) => (typeof e.data.id === 'string' ? e.data.id : '')),
   };
-  // Columns go to disk as one string each, NUL-separated: one string deserialises in a copy, ten thousand strings take a while.
-  if (COLUMNS.some((column) => columns[column].some((value) => value.includes('\u0000')))) throw new Error('a value holds NUL');
   writeAtomically(dir, FILE, (write) => {
     // The records first, a batch at a time, each batch serialised and written as it comes (never all of them held at once),
-    // then the head that points into them. One `serialize` per record would leave a buffer of several kilobytes behind each
-    // until the next collection, ten times what it holds.
+    // then the columns, then the head that points into them. One `serialize` per record would leave a buffer of several
+    // kilobytes behind each until the next collection, ten times what it holds.
     const batches = Math.ceil(entities.length / RECORD_BATCH);
     const offsets = new Float64Array(batches + 1);
     const digests = Buffer.alloc(32 * batches);
@@ -141,23 +142,36 @@ export function saveEditState(dir: string, state: EditState): void {
       createHash('sha256').update(bytes).digest().copy(digests, 32 * b);
       write(bytes);
     }
-    const head: EditHead & { knoc: string; offsets: Float64Array; digests: Buffer; count: number } = {
+    // Each column as bytes, with where it is and its sha256: an edit reads a column without deserialising a string per entity.
+    let bodyLength = offsets[batches]!;
+    const sections: [number, number][] = [];
+    const sectionDigests = Buffer.alloc(32 * COLUMNS.length);
+    COLUMNS.forEach((column, c) => {
+      const bytes = TextColumn.section(columns[column]);
+      sections.push([bodyLength, bytes.length]);
+      createHash('sha256').update(bytes).digest().copy(sectionDigests, 32 * c);
+      bodyLength += bytes.length;
+      write(bytes);
+    });
+    const head: Omit<EditHead, Column> & { knoc: string; offsets: Float64Array; digests: Buffer; count: number; sections: [number, number][]; sectionDigests: Buffer } = {
       ...rest,
       knoc: knocCodeStamp(),
-      ...columns,
       count: entities.length,
+      distinctSchemaRefs: [...new Set(columns.schemaRefs)],
       domains: entities.flatMap((e, i): [number, EntityRecord][] => (parseKind(e.schema) === DOMAIN_KIND ? [[i, e]] : [])),
       perceivedCount: perceivedCountOf(entities),
       offsets,
       digests,
+      sections,
+      sectionDigests,
     };
-    const headBytes = serialize({ ...head, ...Object.fromEntries(COLUMNS.map((column) => [column, head[column].join('\u0000')])) });
+    const headBytes = serialize(head);
     write(headBytes);
     const prefix = Buffer.alloc(PREFIX_LENGTH);
     MAGIC.copy(prefix);
     prefix.writeUInt32BE(FORMAT, MAGIC.length);
     prefix.writeUInt32BE(headBytes.length, MAGIC.length + 4);
-    prefix.writeDoubleBE(offsets[batches]!, MAGIC.length + 8);
+    prefix.writeDoubleBE(bodyLength, MAGIC.length + 8);
     createHash('sha256').update(headBytes).digest().copy(prefix, MAGIC.length + 16);
     return prefix;
   });
@@ -182,7 +196,7 @@ export function countPerception(count: Record<string, number>, data: EntityData,
   }
 }
 
-/** Thrown when a column of a state whose checksum held does not have one value per entity. */
+/** Thrown when a column of a state whose head checked out cannot be read, or does not hold one value per entity. */
 export class DamagedState extends Error {
   constructor() {
     super('the edit state is damaged');
@@ -191,6 +205,7 @@ export class DamagedState extends Error {
 
 /** The per-entity columns of the head. */
 const COLUMNS = ['paths', 'absolutePaths', 'schemaRefs', 'slugs', 'ids'] as const;
+type Column = (typeof COLUMNS)[number];
 
 /** An open state: the head, and each entity's record read when asked for. */
 export interface OpenEditState {
@@ -220,28 +235,38 @@ export function openEditState(dir: string, token: string, overlay?: Pick<EditLog
     const prefix = Buffer.alloc(PREFIX_LENGTH);
     if (readSync(fd, prefix, 0, prefix.length, 0) !== prefix.length || !prefix.subarray(0, MAGIC.length).equals(MAGIC) || prefix.readUInt32BE(MAGIC.length) !== FORMAT) throw new Error('not a state');
     const headLength = prefix.readUInt32BE(MAGIC.length + 4);
-    const recordsLength = prefix.readDoubleBE(MAGIC.length + 8);
-    if (!Number.isSafeInteger(recordsLength) || recordsLength < 0) throw new Error('damaged');
+    const bodyLength = prefix.readDoubleBE(MAGIC.length + 8);
+    if (!Number.isSafeInteger(bodyLength) || bodyLength < 0) throw new Error('damaged');
     const headBytes = Buffer.alloc(headLength);
-    if (readSync(fd, headBytes, 0, headLength, PREFIX_LENGTH + recordsLength) !== headLength || !createHash('sha256').update(headBytes).digest().equals(prefix.subarray(MAGIC.length + 16))) throw new Error('damaged');
-    const head = deserialize(headBytes) as EditHead & { knoc: unknown; offsets: unknown; digests: unknown; count: unknown };
+    if (readSync(fd, headBytes, 0, headLength, PREFIX_LENGTH + bodyLength) !== headLength || !createHash('sha256').update(headBytes).digest().equals(prefix.subarray(MAGIC.length + 16))) throw new Error('damaged');
+    const head = deserialize(headBytes) as EditHead & { knoc: unknown; offsets: unknown; digests: unknown; count: unknown; sections: unknown; sectionDigests: unknown };
     if (!isRecord(head) || head.knoc !== knocCodeStamp() || head.token !== token || !(head.offsets instanceof Float64Array) || !Buffer.isBuffer(head.digests) || typeof head.count !== 'number') throw new Error('foreign');
-    const { offsets, digests, count } = head;
-    // Each column is split when first read; a column that does not split into one value per entity is damage.
-    for (const column of COLUMNS) {
-      const joined = head[column] as unknown;
-      if (typeof joined !== 'string') throw new Error('damaged');
-      let split: string[] | undefined;
+    const { offsets, digests, count, sections, sectionDigests } = head;
+    const batches = Math.ceil(count / RECORD_BATCH);
+    if (offsets.length !== batches + 1 || digests.length !== 32 * batches || !Array.isArray(sections) || sections.length !== COLUMNS.length || !Buffer.isBuffer(sectionDigests) || sectionDigests.length !== 32 * COLUMNS.length) throw new Error('damaged');
+    // The columns follow the records, one after another, to the end of the body.
+    let end = offsets[batches]!;
+    for (const section of sections as unknown[]) {
+      if (!Array.isArray(section) || section[0] !== end || !Number.isSafeInteger(section[1]) || section[1] < 0) throw new Error('damaged');
+      end += section[1] as number;
+    }
+    if (end !== bodyLength) throw new Error('damaged');
+    // Each column is read when first used; one that cannot be read or does not hold one value per entity is damage.
+    COLUMNS.forEach((column, c) => {
+      const [offset, length] = (sections as [number, number][])[c]!;
+      let read: TextColumn | undefined;
       Object.defineProperty(head, column, {
         get: () => {
-          split ??= count === 0 ? [] : joined.split('\u0000');
-          if (split.length !== count) throw new DamagedState();
-          return split;
+          if (read) return read;
+          // Memory of its own, so the starts are read where they lie.
+          const bytes = Buffer.allocUnsafeSlow(length);
+          if (readSync(fd, bytes, 0, length, PREFIX_LENGTH + offset) !== length || !createHash('sha256').update(bytes).digest().equals(sectionDigests.subarray(32 * c, 32 * c + 32))) throw new DamagedState();
+          read = TextColumn.read(bytes, count);
+          if (!read) throw new DamagedState();
+          return read;
         },
       });
-    }
-    const batches = Math.ceil(count / RECORD_BATCH);
-    if (offsets.length !== batches + 1 || digests.length !== 32 * batches || offsets[batches] !== recordsLength) throw new Error('damaged');
+    });
     const base = PREFIX_LENGTH;
     const changed = new Map(overlay?.records ?? []);
     if (overlay) {

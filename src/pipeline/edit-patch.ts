@@ -283,14 +283,17 @@ export interface Bytes {
 
 /**
  * A file read only where a search or a patch looks, in aligned 64 KiB blocks
- * through one open descriptor, each block read once and kept: finding a few
- * entries of a manifest that is megabytes at scale reads the blocks a
- * bisection touches, however often it looks at them again. `close` when done.
+ * through one open descriptor: finding a few entries of a manifest that is
+ * megabytes at scale reads the blocks a bisection touches. A block a patch
+ * reads is kept, however often it is looked at again; a search that passes
+ * through blocks (from a bisection's midpoint to the next entry, back to the
+ * one before) reads them through one scratch buffer. `close` when done.
  */
 export class FileBytes implements Bytes {
   readonly length: number;
   private readonly fd: number;
   private readonly blocks = new Map<number, Buffer>();
+  private scratch: Buffer | undefined;
 
   constructor(file: string) {
     this.fd = openSync(file, 'r');
@@ -304,14 +307,22 @@ export class FileBytes implements Bytes {
 
   indexOf(text: string, from = 0): number {
     const needle = Buffer.from(text, 'utf8');
-    // A block at a time, then the few bytes a match across its end would need: no block is copied to be searched.
+    const seam = needle.length - 1;
+    // A block at a time, then the few bytes a match across its end would need. A block not read before is
+    // searched in a scratch buffer and not kept: a search through megabytes touches no new memory.
     for (let at = Math.max(0, from); at < this.length; ) {
-      const end = Math.min(this.length, (Math.floor(at / WINDOW) + 1) * WINDOW);
-      const inside = this.subarray(at, end).indexOf(needle);
-      if (inside >= 0) return at + inside;
-      const seam = Math.max(at, end - needle.length + 1);
-      const across = this.subarray(seam, end + needle.length - 1).indexOf(needle);
-      if (across >= 0) return seam + across;
+      const index = Math.floor(at / WINDOW);
+      const start = index * WINDOW;
+      const block = this.scan(index);
+      const inside = block.indexOf(needle, at - start);
+      if (inside >= 0) return start + inside;
+      const end = start + block.length;
+      if (end >= this.length) return -1;
+      if (seam > 0) {
+        const tail = Buffer.from(block.subarray(Math.max(at - start, block.length - seam)));
+        const across = Buffer.concat([tail, this.scan(index + 1).subarray(0, seam)]).indexOf(needle);
+        if (across >= 0) return end - tail.length + across;
+      }
       at = end;
     }
     return -1;
@@ -319,12 +330,24 @@ export class FileBytes implements Bytes {
 
   lastIndexOf(text: string, from = this.length - 1): number {
     const needle = Buffer.from(text, 'utf8');
-    for (let end = Math.min(this.length, from + needle.length); end > 0; ) {
-      const start = Math.max(0, Math.floor((end - needle.length) / WINDOW) * WINDOW);
-      const found = this.subarray(start, end).lastIndexOf(needle);
-      if (found >= 0) return start + found;
-      if (start === 0) break;
-      end = start + needle.length - 1;
+    const seam = needle.length - 1;
+    // The latest offset a match may start at; from the block where such a match would end, back, like indexOf.
+    let last = Math.min(from, this.length - needle.length);
+    if (last < 0) return -1;
+    for (let index = Math.floor(Math.min(last + seam, this.length - 1) / WINDOW); index >= 0; index--) {
+      const start = index * WINDOW;
+      const block = this.scan(index);
+      const inside = last >= start ? block.lastIndexOf(needle, last - start) : -1;
+      if (inside >= 0) return start + inside;
+      if (index === 0) return -1;
+      const limit = last - (start - seam);
+      if (seam > 0 && limit >= 0) {
+        const head = Buffer.from(block.subarray(0, seam));
+        const before = this.scan(index - 1);
+        const across = Buffer.concat([before.subarray(before.length - seam), head]).lastIndexOf(needle, limit);
+        if (across >= 0) return start - seam + across;
+      }
+      last = Math.min(last, start - 1);
     }
     return -1;
   }
@@ -359,16 +382,28 @@ export class FileBytes implements Bytes {
   private block(index: number): Buffer {
     let block = this.blocks.get(index);
     if (block === undefined) {
-      const start = index * WINDOW;
-      block = Buffer.allocUnsafe(Math.min(WINDOW, this.length - start));
-      for (let done = 0; done < block.length; ) {
-        const read = readSync(this.fd, block, done, block.length - done, start + done);
-        if (read === 0) throw new Error('the file shrank while it was read');
-        done += read;
-      }
+      block = this.read(index, Buffer.allocUnsafe(Math.min(WINDOW, this.length - index * WINDOW)));
       this.blocks.set(index, block);
     }
     return block;
+  }
+
+  /** Block `index` as read before, or else read into the scratch buffer: valid only until the next `scan`. */
+  private scan(index: number): Buffer {
+    const kept = this.blocks.get(index);
+    if (kept !== undefined) return kept;
+    this.scratch ??= Buffer.allocUnsafe(WINDOW);
+    return this.read(index, this.scratch.subarray(0, Math.min(WINDOW, this.length - index * WINDOW)));
+  }
+
+  private read(index: number, into: Buffer): Buffer {
+    const start = index * WINDOW;
+    for (let done = 0; done < into.length; ) {
+      const read = readSync(this.fd, into, done, into.length - done, start + done);
+      if (read === 0) throw new Error('the file shrank while it was read');
+      done += read;
+    }
+    return into;
   }
 }
 

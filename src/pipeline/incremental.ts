@@ -44,6 +44,7 @@ import { validateEntity } from '../validate/validate-entity.js';
 import type { BuildOptions } from './build.js';
 import type { PhaseTiming } from './compile.js';
 import { BytePatch, FileBytes } from './edit-patch.js';
+import type { TextColumn } from '../cache/text-column.js';
 import { failsGate } from './gate.js';
 import { applyRuleSeverities } from './rule-severities.js';
 import { outFolder, readText, type ChangedSinceIndex } from './up-to-date.js';
@@ -450,19 +451,21 @@ function recordedSymbols(head: EditHead, replaced: ReadonlyMap<number, Entity | 
     let entity: Entity;
     if (domain) entity = stubEntity(domain);
     else {
-      const schemaRef = head.schemaRefs[i]!;
+      const schemaRef = head.schemaRefs.at(i);
       const data: Record<string, unknown> = {};
       if (schemaRef !== '') data.$schema = schemaRef;
-      if (head.slugs[i] !== '') data.slug = head.slugs[i];
-      if (head.ids[i] !== '') data.id = head.ids[i];
+      const slug = head.slugs.at(i);
+      const id = head.ids.at(i);
+      if (slug !== '') data.slug = slug;
+      if (id !== '') data.id = id;
       const schema = parseSchemaRef(schemaRef);
-      entity = { source: { path: head.paths[i]!, absolutePath: head.absolutePaths[i]!, text: '', sha256: '', origin: 'content' }, data, digest: '', locator: unread, ...(schema ? { schema } : {}) };
+      entity = { source: { path: head.paths.at(i), absolutePath: head.absolutePaths.at(i), text: '', sha256: '', origin: 'content' }, data, digest: '', locator: unread, ...(schema ? { schema } : {}) };
     }
     made.set(i, entity);
     return entity;
   };
   // The first bound entity (in bind order) whose column holds `key` and that `accept`s.
-  const first = (column: readonly string[], key: string, accept: (entity: Entity) => boolean): Entity | undefined => {
+  const first = (column: TextColumn, key: string, accept: (entity: Entity) => boolean): Entity | undefined => {
     if (key === '') return undefined;
     for (let i = column.indexOf(key); i >= 0; i = column.indexOf(key, i + 1)) {
       const entity = entityAt(i);
@@ -472,24 +475,26 @@ function recordedSymbols(head: EditHead, replaced: ReadonlyMap<number, Entity | 
   };
   const byId = new ColumnMap((id) => first(head.ids, id, (e) => stringField(e.data, 'id') === id), () => {
     const all = new Map<string, Entity>();
-    head.ids.forEach((id, i) => {
+    for (let i = 0; i < head.ids.length; i++) {
+      const id = head.ids.at(i);
       const entity = id !== '' && !all.has(id) ? entityAt(i) : undefined;
       if (entity && stringField(entity.data, 'id') === id) all.set(id, entity);
-    });
+    }
     return all;
   });
   // The few distinct references are parsed, not one per entity.
-  const kinds = [...new Set([...new Set(head.schemaRefs)].map((ref) => parseSchemaRef(ref)?.name).filter((k) => k !== undefined))];
+  const kinds = [...new Set(head.distinctSchemaRefs.map((ref) => parseSchemaRef(ref)?.name).filter((k) => k !== undefined))];
   const bySlug = new Map<string, ReadonlyMap<string, Entity>>();
   for (const kind of kinds) {
     if (kind === DOMAIN_KIND) continue;
     const ofKind = (e: Entity) => e.schema?.name === kind;
     bySlug.set(kind, new ColumnMap((slug) => first(head.slugs, slug, (e) => ofKind(e) && stringField(e.data, 'slug') === slug), () => {
       const all = new Map<string, Entity>();
-      head.slugs.forEach((slug, i) => {
+      for (let i = 0; i < head.slugs.length; i++) {
+        const slug = head.slugs.at(i);
         const entity = slug !== '' && !all.has(slug) ? entityAt(i) : undefined;
         if (entity && ofKind(entity) && stringField(entity.data, 'slug') === slug) all.set(slug, entity);
-      });
+      }
       return all;
     }));
   }
