@@ -89,17 +89,20 @@ describe('BytePatch', () => {
     // Few letters, so matches are everywhere, including across every 64 KiB seam; a rare letter near the seams.
     const content = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i % 65_536 === 65_534 ? 'z' : 'ab\n'[(i * 7919) % 3])).join(''));
     writeFileSync(file, content);
-    // Each run opens the file afresh with some blocks already read (kept) and the others searched through a scratch buffer.
+    // Each run opens the file afresh with some blocks already read (kept: a range of more than a few bytes keeps its block) and the others searched through a scratch buffer or read a few bytes at a time.
     fc.assert(
       fc.property(
         fc.stringMatching(/^[abz\n]{1,6}$/),
         fc.oneof(fc.integer({ min: 0, max: content.length + 10 }), fc.constantFrom(65_530, 65_535, 65_536, 131_070, 131_072)),
         fc.subarray([0, 1, 2, 3]),
-        (needle, from, kept) => {
+        fc.integer({ min: 0, max: 80_000 }),
+        (needle, from, kept, span) => {
           const bytes = new FileBytes(file);
           try {
-            for (const block of kept) bytes.subarray(block * 65_536, block * 65_536 + 1);
+            for (const block of kept) bytes.subarray(block * 65_536, block * 65_536 + 5_000);
             expect(bytes.indexOf(needle, from)).toBe(content.indexOf(needle, from));
+            // Within a window: a match must end by its end.
+            expect(bytes.indexOf(needle, from, from + span), `within ${span}`).toBe(content.subarray(0, from + span).indexOf(needle, from));
             expect(bytes.lastIndexOf(needle, from)).toBe(content.lastIndexOf(needle, from));
             expect(bytes.lastIndexOf(needle)).toBe(content.lastIndexOf(needle));
             expect(bytes.subarray(from, from + 70_000).equals(content.subarray(from, from + 70_000))).toBe(true);

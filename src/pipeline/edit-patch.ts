@@ -262,6 +262,7 @@ let scratch: Buffer | undefined;
 /** The first `marker` from `from` that starts within `span` bytes, or -1. */
 function windowIndexOf(bytes: Bytes, marker: string, from: number, span: number): number {
   const end = Math.min(bytes.length, from + span + Buffer.byteLength(marker, 'utf8'));
+  if (bytes instanceof FileBytes) return bytes.indexOf(marker, from, end);
   const at = bytes.subarray(from, end).indexOf(marker);
   return at < 0 ? -1 : from + at;
 }
@@ -305,25 +306,27 @@ export class FileBytes implements Bytes {
     }
   }
 
-  indexOf(text: string, from = 0): number {
+  /** Like Buffer's, and within `[from, end)` when an end is given: a match must end by then. */
+  indexOf(text: string, from = 0, end = this.length): number {
     const needle = Buffer.from(text, 'utf8');
     const seam = needle.length - 1;
+    const limit = Math.min(end, this.length);
     // A block at a time, then the few bytes a match across its end would need. A block not read before is
     // searched in a scratch buffer and not kept: a search through megabytes touches no new memory.
-    for (let at = Math.max(0, from); at < this.length; ) {
+    for (let at = Math.max(0, from); at < limit; ) {
       const index = Math.floor(at / WINDOW);
       const start = index * WINDOW;
       const block = this.scan(index);
-      const inside = block.indexOf(needle, at - start);
+      const inside = block.subarray(0, Math.min(block.length, limit - start)).indexOf(needle, at - start);
       if (inside >= 0) return start + inside;
-      const end = start + block.length;
-      if (end >= this.length) return -1;
+      const blockEnd = start + block.length;
+      if (blockEnd >= limit) return -1;
       if (seam > 0) {
         const tail = Buffer.from(block.subarray(Math.max(at - start, block.length - seam)));
-        const across = Buffer.concat([tail, this.scan(index + 1).subarray(0, seam)]).indexOf(needle);
-        if (across >= 0) return end - tail.length + across;
+        const across = Buffer.concat([tail, this.scan(index + 1).subarray(0, Math.min(seam, limit - blockEnd))]).indexOf(needle);
+        if (across >= 0) return blockEnd - tail.length + across;
       }
-      at = end;
+      at = blockEnd;
     }
     return -1;
   }
@@ -356,8 +359,11 @@ export class FileBytes implements Bytes {
     const from = Math.max(0, Math.min(start, this.length));
     const to = Math.max(from, Math.min(end, this.length));
     const first = Math.floor(from / WINDOW);
-    // Within one block: a view of it, no copy.
-    if (to <= (first + 1) * WINDOW) return this.block(first).subarray(from - first * WINDOW, to - first * WINDOW);
+    if (to <= (first + 1) * WINDOW) {
+      // Within one block: a view of it, no copy; a few bytes of a block not read (a bisection's look at one entry) are read alone.
+      if (to - from <= SMALL_READ && !this.blocks.has(first)) return this.readAt(from, Buffer.allocUnsafe(to - from));
+      return this.block(first).subarray(from - first * WINDOW, to - first * WINDOW);
+    }
     const bytes = Buffer.allocUnsafe(to - from);
     for (let at = from; at < to; ) {
       const index = Math.floor(at / WINDOW);
@@ -397,7 +403,10 @@ export class FileBytes implements Bytes {
   }
 
   private read(index: number, into: Buffer): Buffer {
-    const start = index * WINDOW;
+    return this.readAt(index * WINDOW, into);
+  }
+
+  private readAt(start: number, into: Buffer): Buffer {
     for (let done = 0; done < into.length; ) {
       const read = readSync(this.fd, into, done, into.length - done, start + done);
       if (read === 0) throw new Error('the file shrank while it was read');
@@ -408,3 +417,5 @@ export class FileBytes implements Bytes {
 }
 
 const WINDOW = 64 * 1024;
+/** A range this short, in a block not read yet, is read by itself and not kept. */
+const SMALL_READ = 4096;
