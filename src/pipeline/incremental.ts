@@ -180,7 +180,10 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
     }
     const file = index.paths.at(slot);
     if (index.numbers[at]! < 0) return declined(`${file} was absent`);
-    const position = head.absolutePaths.indexOf(file);
+    // Looked up by report path (the shorter column), else by absolute path; the record must then name this very file.
+    const relative = path.relative(root, file).split(path.sep).join('/');
+    const byPath = relative.startsWith('../') || path.isAbsolute(relative) ? -1 : head.paths.indexOf(relative);
+    const position = byPath >= 0 ? byPath : head.absolutePaths.indexOf(file);
     if (position < 0) return declined(`${file} is not a blueprint source`);
     const record = open.record(position);
     if (!record || record.absolutePath !== file) return declined(`the record of ${file} cannot be read`);
@@ -459,7 +462,19 @@ function recordedSymbols(head: EditHead, replaced: ReadonlyMap<number, Entity | 
       if (slug !== '') data.slug = slug;
       if (id !== '') data.id = id;
       const schema = parseSchemaRef(schemaRef);
-      entity = { source: { path: head.paths.at(i), absolutePath: head.absolutePaths.at(i), text: '', sha256: '', origin: 'content' }, data, digest: '', locator: unread, ...(schema ? { schema } : {}) };
+      // Its paths are read from their columns only if a finding names the file.
+      const source = {
+        get path(): string {
+          return head.paths.at(i);
+        },
+        get absolutePath(): string {
+          return head.absolutePaths.at(i);
+        },
+        text: '',
+        sha256: '',
+        origin: 'content' as const,
+      };
+      entity = { source, data, digest: '', locator: unread, ...(schema ? { schema } : {}) };
     }
     made.set(i, entity);
     return entity;
