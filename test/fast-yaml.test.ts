@@ -93,6 +93,7 @@ describe('fast YAML reader', () => {
     ['a __proto__ key', '__proto__: 1\n'],
     ['a merge key', '<<: {a: 1}\n'],
     ['a number key', '1: a\n'],
+    ['a null or boolean key in a flow mapping', 'a: [{null: x}, {true: y}]\n'],
     ['a tab', 'a:\tb\n'],
     ['CRLF', 'a: 1\r\nb: 2\r\n'],
     ['a BOM', '\ufeffa: 1\n'],
@@ -171,7 +172,8 @@ const leaf: fc.Arbitrary<Node> = fc.oneof(
   fc.record({ kind: fc.constant('scalar' as const), text: scalarText, style: fc.constantFrom('plain' as const, 'single' as const, 'double' as const) }),
   fc.record({ kind: fc.constant('block' as const), lines: fc.array(fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z][a-z :#.-]{0,15}$/)), { minLength: 1, maxLength: 4 }).filter((ls) => ls[0] !== ''), folded: fc.boolean(), strip: fc.boolean() }),
   fc.record({ kind: fc.constant('flow-seq' as const), items: fc.array(fc.stringMatching(/^[a-z][a-z0-9/.-]{0,8}$/), { maxLength: 4 }) }),
-  fc.record({ kind: fc.constant('flow-map' as const), entries: fc.uniqueArray(fc.tuple(fc.stringMatching(/^[a-z]{1,6}$/), fc.stringMatching(/^[a-z][a-z0-9/.:-]{0,8}[a-z]$/).filter((s) => !s.includes(': '))), { maxLength: 3, selector: ([k]) => k }) }),
+  // A flow mapping's keys are strings, as authors write them: `null`, `true` or `false` there is no string key, and the reader leaves it to yaml.
+  fc.record({ kind: fc.constant('flow-map' as const), entries: fc.uniqueArray(fc.tuple(fc.stringMatching(/^[a-z]{1,6}$/).filter((k) => !/^(?:null|true|false)$/.test(k)), fc.stringMatching(/^[a-z][a-z0-9/.:-]{0,8}[a-z]$/).filter((s) => !s.includes(': '))), { maxLength: 3, selector: ([k]) => k }) }),
 );
 
 const { node: nodeArb } = fc.letrec<{ node: Node }>((tie) => ({
