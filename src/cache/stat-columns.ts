@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { valueHolding } from './value-holding.js';
 
 const SEPARATOR = '\u0000';
 
@@ -84,7 +85,7 @@ export class PathColumn {
     const text = this.text;
     for (let at = text.indexOf(stored); at >= 0; at = text.indexOf(stored, at + 1)) {
       const end = at + stored.length;
-      if ((at === 0 || text[at - 1] === SEPARATOR) && (end === text.length || text[end] === SEPARATOR)) return this.slotAt(at);
+      if ((at === 0 || text[at - 1] === SEPARATOR) && (end === text.length || text[end] === SEPARATOR)) return valueHolding(this.starts, this.length, at);
     }
     return -1;
   }
@@ -113,17 +114,6 @@ export class PathColumn {
     return slots;
   }
 
-  /** The slot whose stored path starts at character `at`. */
-  private slotAt(at: number): number {
-    let low = 0;
-    let high = this.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (this.starts[middle]! <= at) low = middle;
-      else high = middle - 1;
-    }
-    return low;
-  }
 }
 
 /** How `file` (absolute) is stored against `base`: relative when below it, '.' for `base` itself. */

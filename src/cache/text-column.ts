@@ -1,3 +1,5 @@
+import { valueHolding } from './value-holding.js';
+
 const SEPARATOR = 0;
 
 /**
@@ -72,7 +74,7 @@ export class TextColumn {
     const text = this.text;
     for (let at = text.indexOf(needle, this.starts[start]); at >= 0; at = text.indexOf(needle, at + 1)) {
       const end = at + needle.length;
-      if ((at === 0 || text[at - 1] === SEPARATOR) && (end === text.length || text[end] === SEPARATOR)) return this.indexAt(at);
+      if ((at === 0 || text[at - 1] === SEPARATOR) && (end === text.length || text[end] === SEPARATOR)) return valueHolding(this.starts, this.length, at);
     }
     return -1;
   }
@@ -80,17 +82,5 @@ export class TextColumn {
   /** Every value, in order. */
   *[Symbol.iterator](): IterableIterator<string> {
     for (let i = 0; i < this.length; i++) yield this.at(i);
-  }
-
-  /** The index of the value that starts at byte `at`. */
-  private indexAt(at: number): number {
-    let low = 0;
-    let high = this.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (this.starts[middle]! <= at) low = middle;
-      else high = middle - 1;
-    }
-    return low;
   }
 }

@@ -388,7 +388,7 @@ export class FileBytes implements Bytes {
   private block(index: number): Buffer {
     let block = this.blocks.get(index);
     if (block === undefined) {
-      block = this.read(index, Buffer.allocUnsafe(Math.min(WINDOW, this.length - index * WINDOW)));
+      block = this.readAt(index * WINDOW, Buffer.allocUnsafe(Math.min(WINDOW, this.length - index * WINDOW)));
       this.blocks.set(index, block);
     }
     return block;
@@ -399,11 +399,7 @@ export class FileBytes implements Bytes {
     const kept = this.blocks.get(index);
     if (kept !== undefined) return kept;
     this.scratch ??= Buffer.allocUnsafe(WINDOW);
-    return this.read(index, this.scratch.subarray(0, Math.min(WINDOW, this.length - index * WINDOW)));
-  }
-
-  private read(index: number, into: Buffer): Buffer {
-    return this.readAt(index * WINDOW, into);
+    return this.readAt(index * WINDOW, this.scratch.subarray(0, Math.min(WINDOW, this.length - index * WINDOW)));
   }
 
   private readAt(start: number, into: Buffer): Buffer {
