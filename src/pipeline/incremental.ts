@@ -488,30 +488,24 @@ function recordedSymbols(head: EditHead, replaced: ReadonlyMap<number, Entity | 
     }
     return undefined;
   };
-  const byId = new ColumnMap((id) => first(head.ids, id, (e) => stringField(e.data, 'id') === id), () => {
+  // Every key of a column with the first entity that holds it and `accept`s it: a whole table, made only to be iterated.
+  const whole = (column: TextColumn, field: string, accept: (entity: Entity) => boolean): Map<string, Entity> => {
     const all = new Map<string, Entity>();
-    for (let i = 0; i < head.ids.length; i++) {
-      const id = head.ids.at(i);
-      const entity = id !== '' && !all.has(id) ? entityAt(i) : undefined;
-      if (entity && stringField(entity.data, 'id') === id) all.set(id, entity);
+    for (let i = 0; i < column.length; i++) {
+      const key = column.at(i);
+      const entity = key !== '' && !all.has(key) ? entityAt(i) : undefined;
+      if (entity && accept(entity) && stringField(entity.data, field) === key) all.set(key, entity);
     }
     return all;
-  });
+  };
+  const byId = new ColumnMap((id) => first(head.ids, id, (e) => stringField(e.data, 'id') === id), () => whole(head.ids, 'id', () => true));
   // The few distinct references are parsed, not one per entity.
   const kinds = [...new Set(head.distinctSchemaRefs.map((ref) => parseSchemaRef(ref)?.name).filter((k) => k !== undefined))];
   const bySlug = new Map<string, ReadonlyMap<string, Entity>>();
   for (const kind of kinds) {
     if (kind === DOMAIN_KIND) continue;
     const ofKind = (e: Entity) => e.schema?.name === kind;
-    bySlug.set(kind, new ColumnMap((slug) => first(head.slugs, slug, (e) => ofKind(e) && stringField(e.data, 'slug') === slug), () => {
-      const all = new Map<string, Entity>();
-      for (let i = 0; i < head.slugs.length; i++) {
-        const slug = head.slugs.at(i);
-        const entity = slug !== '' && !all.has(slug) ? entityAt(i) : undefined;
-        if (entity && ofKind(entity) && stringField(entity.data, 'slug') === slug) all.set(slug, entity);
-      }
-      return all;
-    }));
+    bySlug.set(kind, new ColumnMap((slug) => first(head.slugs, slug, (e) => ofKind(e) && stringField(e.data, 'slug') === slug), () => whole(head.slugs, 'slug', ofKind)));
   }
   const domains = new Map<string, Entity>();
   for (const [i] of head.domains) {
