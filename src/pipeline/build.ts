@@ -4,6 +4,7 @@ import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { availableParallelism } from 'node:os';
+import type { Worker } from 'node:worker_threads';
 import { analysisKey, createBuildCache, type BuildCache } from '../cache/analysis-cache.js';
 import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
 import { SpillFile } from '../cache/spill-file.js';
@@ -20,11 +21,11 @@ import { publishFailure } from '../emit/publish-failure.js';
 import { discardEarlyStage, openEarlyStage, recordStaged, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
-import { compile, compileSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
+import { compile, compileSpecs, parseSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
 import { isAgentCardPath } from '../project/project-headers.js';
 import type { SigningInput } from '../sign/sign-cards.js';
 import { loadSigningKey } from '../sign/signing-key.js';
-import { PARALLEL_THRESHOLD, prewarmCache, type PrewarmOutputs } from './prewarm.js';
+import { PARALLEL_THRESHOLD, prewarmCache, startWorkers, workerCount, type PrewarmOutputs } from './prewarm.js';
 import { agentOutputContext } from './agent-outputs.js';
 import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
@@ -127,10 +128,20 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     { phase: 'load cache', ms: performance.now() - discovered, detail: loaded ? (loaded.miss ? `none usable (${loaded.miss})` : `${cache.analyses.size} analyses, ${cache.cards.size} cards`) : 'off' },
   ];
   let phaseStart = performance.now();
-  const early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
-  // Outside watch mode (whose cache outlives the build), the cards workers project wait in a spill file beside the cache.
-  const spill = cacheDir && !options.memoryCache && early ? new SpillFile(cacheDir) : undefined;
-  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs, !options.memoryCache, spill);
+  // With nothing cached every file is parsed: the workers start now and load their modules and compile the
+  // schemas while this thread prepares the outputs' context and compiles the schemas for itself.
+  const startedWorkers = cache.analyses.size === 0 && mayRunWorkers(discovery, options.jobs) ? startWorkers(parseSpecs(discovery.specs, cache), workerCount(jobsOf(options.jobs), discovery.content.length)) : undefined;
+  let early: Awaited<ReturnType<typeof earlyOutputs>>;
+  let spill: SpillFile | undefined;
+  try {
+    early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
+    // Outside watch mode (whose cache outlives the build), the cards workers project wait in a spill file beside the cache.
+    spill = cacheDir && !options.memoryCache && early ? new SpillFile(cacheDir) : undefined;
+  } catch (error) {
+    for (const worker of startedWorkers ?? []) void worker.terminate();
+    throw error;
+  }
+  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs, !options.memoryCache, spill, startedWorkers);
   if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files${spill?.count ? `, ${spill.count} cards to a spill file` : ''}` });
   // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
   // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
@@ -291,20 +302,23 @@ const DOMAINS_FOLDER = 'content/perception-domains/';
 
 /** Whether worker threads may parse: more than one job, and with the default, enough files to pay for starting them. */
 function mayRunWorkers(discovery: Discovery, jobs: number | undefined): boolean {
-  const workers = jobs ?? Math.min(4, availableParallelism());
-  return workers > 1 && (jobs !== undefined || discovery.content.length >= PARALLEL_THRESHOLD);
+  return jobsOf(jobs) > 1 && (jobs !== undefined || discovery.content.length >= PARALLEL_THRESHOLD);
 }
 
-/** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached. */
-async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs, release = false, spill?: SpillFile): Promise<Set<string>> {
+/** The worker threads a build may run: as asked, else the machine's cores, at most 4. */
+function jobsOf(jobs: number | undefined): number {
+  return jobs ?? Math.min(4, availableParallelism());
+}
+
+/** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached; `started` are workers started for it already. */
+async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs, release = false, spill?: SpillFile, started?: Worker[]): Promise<Set<string>> {
   if (!mayRunWorkers(discovery, jobs)) return new Set();
-  const workers = jobs ?? Math.min(4, availableParallelism());
   const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
   const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
   const misses = discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
-  if (misses.length === 0 || (jobs === undefined && misses.length < PARALLEL_THRESHOLD)) return new Set(specsParsed);
-  await prewarmCache(cache, misses, specs, schemaSetDigest, workers, onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })), outputs, release, spill);
-  return new Set([...specsParsed, ...misses.map((m) => m.path)]);
+  const parse = misses.length > 0 && (jobs !== undefined || misses.length >= PARALLEL_THRESHOLD);
+  await prewarmCache(cache, parse ? misses : [], specs, schemaSetDigest, jobsOf(jobs), onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })), outputs, release, spill, started);
+  return parse ? new Set([...specsParsed, ...misses.map((m) => m.path)]) : new Set(specsParsed);
 }
 
 function compareBuilds(first: readonly PlannedOutput[], second: readonly PlannedOutput[]): Diagnostic[] {

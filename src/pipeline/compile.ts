@@ -293,8 +293,13 @@ export function compile(input: CompileInput): CompileResult {
 
 /** Spec entities and the schema set they define, for work that must know the set before compiling (worker threads). */
 export function compileSpecs(specSources: readonly SourceFile[], cache: BuildCache | undefined): { specs: Entity[]; schemaSetDigest: string } {
-  const specs = specSources.flatMap((source) => analyzeCached(source, 'specs', () => [], cache).entity ?? []);
+  const specs = parseSpecs(specSources, cache);
   return { specs, schemaSetDigest: createSpecRegistry(specs).registry.digest };
+}
+
+/** The spec entities, parsed or taken from the cache, their schemas not compiled (worker threads compile their own). */
+export function parseSpecs(specSources: readonly SourceFile[], cache: BuildCache | undefined): Entity[] {
+  return specSources.flatMap((source) => analyzeCached(source, 'specs', () => [], cache).entity ?? []);
 }
 
 /**

@@ -44,13 +44,17 @@ export async function prewarmCache(
   outputs?: PrewarmOutputs,
   release = false,
   spill?: SpillFile,
+  started?: Worker[],
 ): Promise<number> {
   const misses = content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
-  if (jobs <= 1 || misses.length === 0) return 0;
-  const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
-  const workers = Array.from({ length: Math.min(jobs, Math.ceil(misses.length / BATCH)) }, () => new Worker(workerUrl, { workerData: setup, resourceLimits: WORKER_LIMITS }));
-  const context = outputs?.context();
-  const stageDir = outputs?.stageDir?.();
+  if (jobs <= 1 || misses.length === 0) {
+    for (const worker of started ?? []) void worker.terminate();
+    return 0;
+  }
+  const workers = started ?? startWorkers(specs, workerCount(jobs, misses.length));
+  // Asked once the workers run (they start up meanwhile); whatever throws from here on stops them.
+  let context: AgentOutputContext | undefined;
+  let stageDir: string | undefined;
   // Small batches from one queue: a worker that runs faster takes more, and no thread ever holds every result at once.
   let next = 0;
   const take = (): SourceFile[] => misses.slice(next, (next += BATCH));
@@ -80,6 +84,8 @@ export async function prewarmCache(
     onProgress?.((done += batch.length));
   };
   try {
+    context = outputs?.context();
+    stageDir = outputs?.stageDir?.();
     await Promise.all(workers.map((worker) => runWorker(worker, context && { context, ...(stageDir !== undefined ? { stageDir } : {}) }, take, store)));
   } finally {
     for (const worker of workers) void worker.terminate();
@@ -90,6 +96,22 @@ export async function prewarmCache(
 
 /** Files per message to a worker. */
 const BATCH = 50;
+
+/** How many workers parse `files` files with `jobs` allowed: no more than there are batches. */
+export function workerCount(jobs: number, files: number): number {
+  return Math.min(jobs, Math.ceil(files / BATCH));
+}
+
+/**
+ * Starts `count` workers for the schemas of `specs`. Each loads its modules and
+ * compiles the schemas as soon as it starts, so a build that knows early that it
+ * will parse many files starts them early and lets them do that meanwhile;
+ * prewarmCache() then takes them (and stops them, whatever happens).
+ */
+export function startWorkers(specs: readonly Entity[], count: number): Worker[] {
+  const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
+  return Array.from({ length: count }, () => new Worker(workerUrl, { workerData: setup, resourceLimits: WORKER_LIMITS }));
+}
 
 /**
  * A small young generation for each worker. What a worker keeps is one batch of
@@ -123,7 +145,10 @@ function runWorker(worker: Worker, first: Omit<WorkerBatch, 'files'> | undefined
         reject(error);
         return;
       }
-      if (sent.length === 0) resolve();
+      if (sent.length > 0) return;
+      // Done: stopped now, not with the others, so its heap is let go while they finish (a build's memory peaks as parsing ends).
+      void worker.terminate();
+      resolve();
     });
     worker.once('error', reject);
     // Several batches in flight: a worker never waits for the main thread, which may be busy writing the last results.
