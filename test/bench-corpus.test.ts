@@ -49,7 +49,11 @@ describe('benchmark corpus', () => {
 
   it('gives the same dist/ bytes built serially and in worker threads', async () => {
     const root = emptyRepo();
-    writeCorpus(root, generateCorpus({ n: 250, domains: 40 }));
+    const corpus = generateCorpus({ n: 250, domains: 40 });
+    writeCorpus(root, corpus);
+    // A name beyond Latin-1, in a card and a page a worker writes.
+    const named = path.join(root, [...corpus.files.keys()].filter((f) => f.startsWith('content/agent-blueprints/')).sort()[1]!);
+    writeFileSync(named, readFileSync(named, 'utf8').replace(/^( {2}name: .*)$/m, '$1 — café 🚀 ÿ'));
     const serial = await build({ root, out: 'dist-serial', jobs: 1, cacheDir: false });
     const parallel = await build({ root, out: 'dist-parallel', jobs: 2, cacheDir: false });
     expect(serial.diagnostics).toEqual([]);
@@ -59,6 +63,7 @@ describe('benchmark corpus', () => {
     const a = tree('dist-serial');
     expect(a.size).toBeGreaterThan(200);
     expect(tree('dist-parallel')).toEqual(a);
+    expect([...a.values()].filter((bytes) => Buffer.from(bytes, 'base64').toString('utf8').includes('café 🚀 ÿ')).length).toBeGreaterThanOrEqual(2);
   });
 
   it('in worker threads, into an existing folder and with a private blueprint, still gives the serial bytes, and clears stages of builds that died', async () => {
