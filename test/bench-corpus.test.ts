@@ -58,6 +58,11 @@ describe('benchmark corpus', () => {
     const parallel = await build({ root, out: 'dist-parallel', jobs: 2, cacheDir: false });
     expect(serial.diagnostics).toEqual([]);
     expect(parallel.diagnostics).toEqual([]);
+    // Nothing was cached: every input, the specs the workers started early with included, was parsed.
+    expect(parallel.explanation.inputs.filter((input) => input.cache === 'hit')).toEqual([]);
+    const parse = (result: typeof serial) => result.phaseMs.find((p) => p.phase === 'parse')?.detail;
+    expect(parse(parallel)).toMatch(/ 0 from cache$/);
+    expect(parse(parallel)).toBe(parse(serial));
     // Compared as text: a deep comparison of hundreds of Buffers, byte by byte, takes longer than both builds.
     const tree = (out: string) => new Map([...snapshotTree(path.join(root, out))].map(([file, bytes]) => [file, bytes.toString('base64')]));
     const a = tree('dist-serial');

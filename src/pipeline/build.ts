@@ -128,6 +128,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     { phase: 'load cache', ms: performance.now() - discovered, detail: loaded ? (loaded.miss ? `none usable (${loaded.miss})` : `${cache.analyses.size} analyses, ${cache.cards.size} cards`) : 'off' },
   ];
   let phaseStart = performance.now();
+  // The specs this build parses, told before starting workers early parses them into the cache.
+  const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
   // With nothing cached every file is parsed: the workers start now and load their modules and compile the
   // schemas while this thread prepares the outputs' context and compiles the schemas for itself.
   const startedWorkers = cache.analyses.size === 0 && mayRunWorkers(discovery, options.jobs) ? startWorkers(parseSpecs(discovery.specs, cache), workerCount(jobsOf(options.jobs), discovery.content.length)) : undefined;
@@ -141,7 +143,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     for (const worker of startedWorkers ?? []) void worker.terminate();
     throw error;
   }
-  const prewarmed = await parallelAnalyses(discovery, cache, options.jobs, options.onProgress, early?.outputs, !options.memoryCache, spill, startedWorkers);
+  const prewarmed = await parallelAnalyses(discovery, cache, specsParsed, options.jobs, options.onProgress, early?.outputs, !options.memoryCache, spill, startedWorkers);
   if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files${spill?.count ? `, ${spill.count} cards to a spill file` : ''}` });
   // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
   // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
@@ -310,10 +312,12 @@ function jobsOf(jobs: number | undefined): number {
   return jobs ?? Math.min(4, availableParallelism());
 }
 
-/** Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached; `started` are workers started for it already. */
-async function parallelAnalyses(discovery: Discovery, cache: BuildCache, jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs, release = false, spill?: SpillFile, started?: Worker[]): Promise<Set<string>> {
+/**
+ * Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached; `specsParsed`
+ * are the specs the cache lacked when the build began, `started` workers started for it already.
+ */
+async function parallelAnalyses(discovery: Discovery, cache: BuildCache, specsParsed: readonly string[], jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs, release = false, spill?: SpillFile, started?: Worker[]): Promise<Set<string>> {
   if (!mayRunWorkers(discovery, jobs)) return new Set();
-  const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
   const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
   const misses = discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
   const parse = misses.length > 0 && (jobs !== undefined || misses.length >= PARALLEL_THRESHOLD);
