@@ -132,11 +132,12 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
   // With nothing cached every file is parsed: the workers start now and load their modules and compile the
   // schemas while this thread prepares the outputs' context and compiles the schemas for itself.
-  const startedWorkers = cache.analyses.size === 0 && mayRunWorkers(discovery, options.jobs) ? startWorkers(parseSpecs(discovery.specs, cache), workerCount(jobsOf(options.jobs), discovery.content.length)) : undefined;
+  const parallel = mayRunWorkers(discovery, options.jobs);
+  const startedWorkers = cache.analyses.size === 0 && parallel ? startWorkers(parseSpecs(discovery.specs, cache), workerCount(jobsOf(options.jobs), discovery.content.length)) : undefined;
   let early: Awaited<ReturnType<typeof earlyOutputs>>;
   let spill: SpillFile | undefined;
   try {
-    early = mayRunWorkers(discovery, options.jobs) ? await earlyOutputs(options, root, config, discovery) : undefined;
+    early = parallel ? await earlyOutputs(options, root, config, discovery) : undefined;
     // Outside watch mode (whose cache outlives the build), the cards workers project wait in a spill file beside the cache.
     spill = cacheDir && !options.memoryCache && early ? new SpillFile(cacheDir) : undefined;
   } catch (error) {
