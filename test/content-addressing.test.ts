@@ -301,6 +301,47 @@ describe('parallel builds', () => {
     expect(trees[2]).toEqual(trees[0]);
   });
 
+  it('read the files while the workers parse them, and report one that cannot be read as a serial build does', async () => {
+    // Nothing cached: the main thread lists the files, starts the workers, and reads each batch as it sends it.
+    const root = copyRepo(repoRoot);
+    const dir = path.join(root, 'content/agent-blueprints');
+    const originals = readdirSync(dir).filter((f) => f.endsWith('.kno'));
+    for (let copy = 0; copy < 3; copy++) {
+      for (const [i, file] of originals.entries()) {
+        const text = readFileSync(path.join(dir, file), 'utf8');
+        const slug = `${file.replace('.kno', '')}-${copy}`;
+        writeFileSync(path.join(dir, `${slug}.kno`), text.replace(/^slug: .*$/m, `slug: ${slug}`).replace(/^id: .*$/m, `id: 01K${String(copy * 100 + i).padStart(23, '0')}`).replace(/kno:\/\/agent-blueprints\/[a-z-]+/g, 'kno://agent-blueprints/schema-reviewer'));
+      }
+    }
+    const sample = readFileSync(path.join(dir, originals[0]!));
+    // Not UTF-8 (a blueprint, and a domain, which the main thread reads for itself), a NUL, more than the size limit,
+    // and a name that is never read (found when listing).
+    writeFileSync(path.join(dir, 'latin1.kno'), Buffer.concat([sample.subarray(0, 40), Buffer.from([0xe9, 0x0a]), sample.subarray(40)]));
+    writeFileSync(path.join(root, 'content/perception-domains/latin1.kno'), Buffer.from([0x73, 0x6c, 0x75, 0x67, 0x3a, 0x20, 0xff, 0x0a]));
+    writeFileSync(path.join(dir, 'control.kno'), `${sample.toString('utf8')}\n# \u0000\n`);
+    writeFileSync(path.join(dir, 'nul.kno'), sample);
+    writeFileSync(path.join(dir, 'huge.kno'), `# ${'x'.repeat(1024 * 1024)}\n`);
+    const serial = await build({ root, out: 'dist-serial', jobs: 1, cacheDir: false, write: false });
+    const parallel = await build({ root, out: 'dist-parallel', jobs: 2, cacheDir: false, write: false });
+    const unreadable = parallel.diagnostics.filter((d) => ['KNO1011', 'KNO1015', 'KNO1017', 'KNO1019'].includes(d.code));
+    expect(unreadable.map((d) => `${d.code} ${d.file}`).sort()).toEqual([
+      'KNO1011 content/agent-blueprints/huge.kno',
+      'KNO1015 content/agent-blueprints/latin1.kno',
+      'KNO1015 content/perception-domains/latin1.kno',
+      'KNO1017 content/agent-blueprints/control.kno',
+      'KNO1019 content/agent-blueprints/nul.kno',
+    ]);
+    expect(parallel.diagnostics).toEqual(serial.diagnostics);
+    expect(parallel.discovery.content.map((s) => s.path)).toEqual(serial.discovery.content.map((s) => s.path));
+    expect(parallel.discovery.content.map((s) => s.sha256)).toEqual(serial.discovery.content.map((s) => s.sha256));
+    expect(parallel.discovery.unread).toBeUndefined();
+    expect(parallel.outputs.map((o) => [o.path, o.sha256])).toEqual(serial.outputs.map((o) => [o.path, o.sha256]));
+    // The workers parsed every file they were sent, and only those: none of the five above.
+    const readable = originals.length * 4 + readdirSync(path.join(root, 'content/perception-domains')).length - 1;
+    expect(parallel.discovery.content).toHaveLength(readable);
+    expect(parallel.phaseMs.find((p) => p.phase === 'parse (workers)')?.detail).toBe(`${readable + parallel.discovery.specs.length} files`);
+  });
+
   it('keep the cards workers project in a spill file that leaves no trace, and publish, cache and return the same bytes', async () => {
     // Run from lib/, as users run it: the workers are lib/'s, so the main thread takes the cards they project.
     const root = copyRepo(repoRoot);

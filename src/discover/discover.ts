@@ -25,6 +25,8 @@ export interface Discovery {
   specs: SourceFile[];
   content: SourceFile[];
   diagnostics: Diagnostic[];
+  /** Content files listed but not read yet (`readListed`): a build reads them as it sends them to worker threads, and settles them with `withReads`. */
+  unread?: UnreadSource[];
   /**
    * Stamps of the folders discovery listed, by absolute path, taken before listing them: a file
    * added, removed or renamed later changes one of them, so a later build can trust an unchanged list.
@@ -40,6 +42,31 @@ export interface FolderStamp {
 
 /** Finds `content/**\/*.kno`, `specs/*.kno` and knoc's built-in specs, and reads their bytes within `limits`. */
 export async function discover(root: string, limits: ParseLimits = DEFAULT_LIMITS): Promise<Discovery> {
+  return readListed(await listSources(root, limits));
+}
+
+/** The sources discovery found, before any is read: paths relative to the root (built-ins' to their folder), in code-unit order. */
+export interface Listing {
+  root: string;
+  limits: ParseLimits;
+  content: string[];
+  specs: string[];
+  builtin: string[];
+  /** What listing found wrong: links, folders named *.kno, unsafe names (whose files are left out). */
+  diagnostics: Diagnostic[];
+  folders: Map<string, FolderStamp>;
+}
+
+/** A content file listed but not read yet (`readSourceSync` reads it later). */
+export interface UnreadSource {
+  path: string;
+  absolutePath: string;
+  /** The parse limits, when the config sets other than the defaults. */
+  limits?: ParseLimits;
+}
+
+/** Lists `content/**\/*.kno`, `specs/*.kno` and knoc's built-in specs without reading them. */
+export async function listSources(root: string, limits: ParseLimits = DEFAULT_LIMITS): Promise<Listing> {
   // Loaded here, not at the top: a build that reads a few known files (the incremental path) never pays for it.
   const { globby } = await import('globby');
   const diagnostics: Diagnostic[] = [];
@@ -80,17 +107,52 @@ export async function discover(root: string, limits: ParseLimits = DEFAULT_LIMIT
     diagnostics.push(createDiagnostic('KNO1019', { detail: twin && !unsafeName(relative) ? why : `\`${relative}\` ${why}` }, { file: relative, range: FILE_START }));
     return false;
   };
-  const read = async (relative: string, absolute: string, origin: SourceFile['origin']): Promise<SourceFile | undefined> => {
-    const result = await readSource(relative, absolute, origin, origin === 'builtin' ? DEFAULT_LIMITS : limits);
+  const content = sortPaths(contentPaths).filter(safe);
+  const specs = sortPaths(specPaths).filter(safe);
+  return { root, limits, content, specs, builtin: sortPaths(builtinPaths), diagnostics, folders };
+}
+
+/**
+ * Reads what `listSources` found. Content files for which `later` holds are
+ * left unread (`unread`): a build with nothing cached reads them as it hands
+ * them to worker threads, and settles them with `withReads` before compiling.
+ */
+export function readListed(listing: Listing, later?: (relative: string) => boolean): Discovery {
+  const diagnostics = [...listing.diagnostics];
+  const read = (relative: string, absolute: string, origin: SourceFile['origin']): SourceFile[] => {
+    const result = readSourceSync(relative, absolute, origin, origin === 'builtin' ? DEFAULT_LIMITS : listing.limits);
     if ('diagnostic' in result) diagnostics.push(result.diagnostic);
-    return 'source' in result ? result.source : undefined;
+    return 'source' in result ? [result.source] : [];
   };
-  const [content, own, builtin] = await Promise.all([
-    Promise.all(sortPaths(contentPaths).filter(safe).map((p) => read(p, path.join(root, p), 'content'))),
-    Promise.all(sortPaths(specPaths).filter(safe).map((p) => read(p, path.join(root, p), 'specs'))),
-    Promise.all(sortPaths(builtinPaths).map((p) => read(`${BUILTIN_PREFIX}specs/${p}`, path.join(builtinSpecsDir, p), 'builtin'))),
-  ]);
-  return { specs: [...builtin, ...own].filter(isDefined), content: content.filter(isDefined), diagnostics, folders };
+  const content: SourceFile[] = [];
+  const unread: UnreadSource[] = [];
+  const ownLimits = sameLimits(listing.limits, DEFAULT_LIMITS) ? {} : { limits: listing.limits };
+  for (const relative of listing.content) {
+    const absolutePath = path.join(listing.root, relative);
+    if (later?.(relative)) unread.push({ path: relative, absolutePath, ...ownLimits });
+    else content.push(...read(relative, absolutePath, 'content'));
+  }
+  const own = listing.specs.flatMap((p) => read(p, path.join(listing.root, p), 'specs'));
+  const builtin = listing.builtin.flatMap((p) => read(`${BUILTIN_PREFIX}specs/${p}`, path.join(builtinSpecsDir, p), 'builtin'));
+  return { specs: [...builtin, ...own], content, diagnostics, folders: listing.folders, ...(unread.length > 0 ? { unread } : {}) };
+}
+
+/**
+ * The discovery once its unread sources are read: `read` holds, by path, the
+ * source read or why it could not be read. One not read yet is read here.
+ */
+export function withReads(discovery: Discovery, read: ReadonlyMap<string, { source: SourceFile } | { diagnostic: Diagnostic }>): Discovery {
+  if (!discovery.unread) return discovery;
+  const { unread, ...rest } = discovery;
+  const content = [...discovery.content];
+  const diagnostics = [...discovery.diagnostics];
+  for (const file of unread) {
+    const result = read.get(file.path) ?? readSourceSync(file.path, file.absolutePath, 'content', file.limits);
+    if ('source' in result) content.push(result.source);
+    else diagnostics.push(result.diagnostic);
+  }
+  content.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { ...rest, content, diagnostics };
 }
 
 /** `a`, `a/b`, `a/b/c.kno` for `a/b/c.kno`. */
@@ -244,8 +306,4 @@ async function sameDirectory(a: string, b: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function isDefined<T>(value: T | undefined): value is T {
-  return value !== undefined;
 }

@@ -4,12 +4,11 @@ import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
 import { analysisKey, createBuildCache, type BuildCache } from '../cache/analysis-cache.js';
 import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
 import { SpillFile } from '../cache/spill-file.js';
 import { readBackFrom, type PlannedOutput } from '../emit/plan-outputs.js';
-import { discover, FILE_START, readRepositoryFile, type Discovery } from '../discover/discover.js';
+import { discover, FILE_START, listSources, readListed, readRepositoryFile, withReads, type Discovery } from '../discover/discover.js';
 import { configuredLimits, readConfigFile } from '../config/read-config.js';
 import { KEY_FILE_LIMIT, readGivenFile } from '../discover/read-given-file.js';
 import { unsafeName } from '../discover/source-bounds.js';
@@ -25,7 +24,7 @@ import { compile, compileSpecs, parseSpecs, type BuildProgress, type CompileResu
 import { isAgentCardPath } from '../project/project-headers.js';
 import type { SigningInput } from '../sign/sign-cards.js';
 import { loadSigningKey } from '../sign/signing-key.js';
-import { PARALLEL_THRESHOLD, prewarmCache, startWorkers, workerCount, type PrewarmOutputs } from './prewarm.js';
+import { PARALLEL_THRESHOLD, prewarmCache, startWorkers, workerCount, type PrewarmOptions, type PrewarmOutputs } from './prewarm.js';
 import { agentOutputContext } from './agent-outputs.js';
 import { explainRebuild, type RebuildExplanation } from './explain.js';
 import { failsGate, type GateOptions } from './gate.js';
@@ -112,8 +111,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const limits = configuredLimits(config);
   // The baseline is read like a source: a link, a pipe or an oversized file is a finding, never followed or read.
   const baselineRead = options.updateBaseline ? undefined : readRepositoryFile(baselinePath, path.resolve(root, baselinePath), limits, 'json');
-  const discovery = await (options.discovery ?? discover(root, limits));
-  const discovered = performance.now();
+  const listing = options.discovery ? undefined : await listSources(root, limits);
+  const listed = performance.now();
   const baselineText = baselineRead && 'source' in baselineRead ? baselineRead.source.text : undefined;
   const missingBaseline = [
     ...configRead,
@@ -123,28 +122,44 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const cacheDir = options.cacheDir === false ? undefined : safeCacheDir(root, path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR));
   const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
   const cache = loaded?.cache ?? createBuildCache();
+  const cacheLoaded = performance.now();
+  // With nothing cached every file is parsed, in worker threads when there are enough: this thread then reads only the specs and
+  // the domains (it parses those for the outputs' context) before starting them, and reads the others batch by batch as it sends them.
+  const parallel = mayRunWorkers(options.discovery?.content.length ?? listing!.content.length, options.jobs);
+  const cold = cache.analyses.size === 0 && parallel;
+  const found = options.discovery ?? readListed(listing!, cold ? (file) => !file.startsWith(DOMAINS_FOLDER) : undefined);
+  const discovered = performance.now();
   const phaseMs: PhaseTiming[] = [
-    { phase: 'discover', ms: discovered - started, detail: `${discovery.content.length + discovery.specs.length} files` },
-    { phase: 'load cache', ms: performance.now() - discovered, detail: loaded ? (loaded.miss ? `none usable (${loaded.miss})` : `${cache.analyses.size} analyses, ${cache.cards.size} cards`) : 'off' },
+    { phase: 'discover', ms: listed - started + (discovered - cacheLoaded), detail: `${found.content.length + (found.unread?.length ?? 0) + found.specs.length} files` },
+    { phase: 'load cache', ms: cacheLoaded - listed, detail: loaded ? (loaded.miss ? `none usable (${loaded.miss})` : `${cache.analyses.size} analyses, ${cache.cards.size} cards`) : 'off' },
   ];
   let phaseStart = performance.now();
   // The specs this build parses, told before starting workers early parses them into the cache.
-  const specsParsed = discovery.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
-  // With nothing cached every file is parsed: the workers start now and load their modules and compile the
-  // schemas while this thread prepares the outputs' context and compiles the schemas for itself.
-  const parallel = mayRunWorkers(discovery, options.jobs);
-  const startedWorkers = cache.analyses.size === 0 && parallel ? startWorkers(parseSpecs(discovery.specs, cache), workerCount(jobsOf(options.jobs), discovery.content.length)) : undefined;
+  const specsParsed = found.specs.filter((s) => !cache.analyses.has(analysisKey(s, 'specs'))).map((s) => s.path);
+  // The workers load their modules and compile the schemas while this thread prepares the outputs' context and compiles the schemas for itself.
+  const startedWorkers = cold ? startWorkers(parseSpecs(found.specs, cache), workerCount(jobsOf(options.jobs), found.content.length + (found.unread?.length ?? 0))) : undefined;
   let early: Awaited<ReturnType<typeof earlyOutputs>>;
   let spill: SpillFile | undefined;
   try {
-    early = parallel ? await earlyOutputs(options, root, config, discovery) : undefined;
+    early = parallel ? await earlyOutputs(options, root, config, found) : undefined;
     // Outside watch mode (whose cache outlives the build), the cards workers project wait in a spill file beside the cache.
     spill = cacheDir && !options.memoryCache && early ? new SpillFile(cacheDir) : undefined;
   } catch (error) {
     for (const worker of startedWorkers ?? []) void worker.terminate();
     throw error;
   }
-  const prewarmed = await parallelAnalyses(discovery, cache, specsParsed, options.jobs, options.onProgress, early?.outputs, !options.memoryCache, spill, startedWorkers);
+  const read = new Map<string, { source: SourceFile } | { diagnostic: Diagnostic }>();
+  const prewarmed = await parallelAnalyses(found, cache, specsParsed, options.jobs, {
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(early ? { outputs: early.outputs } : {}),
+    release: !options.memoryCache,
+    ...(spill ? { spill } : {}),
+    ...(startedWorkers ? { started: startedWorkers } : {}),
+    onRead: (file, result) => read.set(file, result),
+  });
+  const discovery = withReads(found, read);
+  // A file no worker could read was not parsed; discovery reports why.
+  for (const [file, result] of read) if ('diagnostic' in result) prewarmed.delete(file);
   if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files${spill?.count ? `, ${spill.count} cards to a spill file` : ''}` });
   // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
   // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
@@ -303,9 +318,9 @@ async function earlyOutputs(options: BuildOptions, root: string, config: SourceF
 
 const DOMAINS_FOLDER = 'content/perception-domains/';
 
-/** Whether worker threads may parse: more than one job, and with the default, enough files to pay for starting them. */
-function mayRunWorkers(discovery: Discovery, jobs: number | undefined): boolean {
-  return jobsOf(jobs) > 1 && (jobs !== undefined || discovery.content.length >= PARALLEL_THRESHOLD);
+/** Whether worker threads may parse `files` content files: more than one job, and with the default, enough files to pay for starting them. */
+function mayRunWorkers(files: number, jobs: number | undefined): boolean {
+  return jobsOf(jobs) > 1 && (jobs !== undefined || files >= PARALLEL_THRESHOLD);
 }
 
 /** The worker threads a build may run: as asked, else the machine's cores, at most 4. */
@@ -315,14 +330,22 @@ function jobsOf(jobs: number | undefined): number {
 
 /**
  * Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached; `specsParsed`
- * are the specs the cache lacked when the build began, `started` workers started for it already.
+ * are the specs the cache lacked when the build began. Unread sources are read as they are sent (and told to `onRead`).
  */
-async function parallelAnalyses(discovery: Discovery, cache: BuildCache, specsParsed: readonly string[], jobs: number | undefined, onProgress?: (progress: BuildProgress) => void, outputs?: PrewarmOutputs, release = false, spill?: SpillFile, started?: Worker[]): Promise<Set<string>> {
-  if (!mayRunWorkers(discovery, jobs)) return new Set();
+async function parallelAnalyses(discovery: Discovery, cache: BuildCache, specsParsed: readonly string[], jobs: number | undefined, options: Omit<PrewarmOptions, 'onProgress'> & { onProgress?: (progress: BuildProgress) => void }): Promise<Set<string>> {
+  const unread = discovery.unread ?? [];
+  const { onProgress, ...rest } = options;
+  if (!mayRunWorkers(discovery.content.length + unread.length, jobs)) {
+    for (const worker of options.started ?? []) void worker.terminate();
+    return new Set();
+  }
   const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
-  const misses = discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
+  const misses = [...discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest))), ...unread];
   const parse = misses.length > 0 && (jobs !== undefined || misses.length >= PARALLEL_THRESHOLD);
-  await prewarmCache(cache, parse ? misses : [], specs, schemaSetDigest, jobsOf(jobs), onProgress && ((done) => onProgress({ phase: 'parse', done, total: misses.length })), outputs, release, spill, started);
+  await prewarmCache(cache, parse ? misses : [], specs, schemaSetDigest, jobsOf(jobs), {
+    ...rest,
+    ...(onProgress ? { onProgress: (done: number) => onProgress({ phase: 'parse', done, total: misses.length }) } : {}),
+  });
   return parse ? new Set([...specsParsed, ...misses.map((m) => m.path)]) : new Set(specsParsed);
 }
 

@@ -2,6 +2,8 @@ import { Worker } from 'node:worker_threads';
 import { analysisKey, type BuildCache, type CachedCard } from '../cache/analysis-cache.js';
 import type { SpillFile } from '../cache/spill-file.js';
 import type { Entity } from '../model/entity.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { readSourceSync, type UnreadSource } from '../discover/discover.js';
 import { releaseText, type SourceFile } from '../model/source-file.js';
 import type { AgentOutputContext } from './agent-outputs.js';
 import type { WorkerBatch, WorkerReply, WorkerSetup } from './analyze-worker.js';
@@ -24,29 +26,40 @@ export interface PrewarmOutputs {
   onStageFailed?(): void;
 }
 
+/** How `prewarmCache` runs besides what it parses. */
+export interface PrewarmOptions {
+  onProgress?: (done: number) => void;
+  /** Cards and pages to make while parsing, and where to write them. */
+  outputs?: PrewarmOutputs;
+  /** Each source lets go of its bytes once its analysis is back (see `releaseText`). */
+  release?: boolean;
+  /** Where the cards' bytes wait until they are wanted. */
+  spill?: SpillFile;
+  /** Workers started already (`startWorkers`). */
+  started?: Worker[];
+  /** Told, for each unread source, what reading it found: the source, or why it cannot be read. */
+  onRead?: (path: string, read: { source: SourceFile } | { diagnostic: Diagnostic }) => void;
+}
+
 /**
  * Parses and validates, in `jobs` worker threads, every content file the cache
  * does not hold yet, and stores the results in the cache; with `outputs`, the
  * workers also project the card and render the page of each blueprint sure to
  * publish, and those go in the cache too. compile() then finds every analysis
  * there, and every card and page under the key it computes itself, so its
- * output cannot depend on how many jobs ran. With `release`, each source lets
- * go of its bytes once its analysis is back (see `releaseText`); with `spill`,
- * the cards' bytes wait in that file until they are wanted.
+ * output cannot depend on how many jobs ran. An unread source (never cached)
+ * is read as its batch is sent: the workers start before this thread has read
+ * every file, and it reads while they parse.
  */
 export async function prewarmCache(
   cache: BuildCache,
-  content: readonly SourceFile[],
+  content: readonly (SourceFile | UnreadSource)[],
   specs: readonly Entity[],
   schemaSetDigest: string,
   jobs: number,
-  onProgress?: (done: number) => void,
-  outputs?: PrewarmOutputs,
-  release = false,
-  spill?: SpillFile,
-  started?: Worker[],
+  { onProgress, outputs, release = false, spill, started, onRead }: PrewarmOptions = {},
 ): Promise<number> {
-  const misses = content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest)));
+  const misses = content.filter((file) => !('sha256' in file) || !cache.analyses.has(analysisKey(file, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) {
     for (const worker of started ?? []) void worker.terminate();
     return 0;
@@ -57,8 +70,22 @@ export async function prewarmCache(
   let stageDir: string | undefined;
   // Small batches from one queue: a worker that runs faster takes more, and no thread ever holds every result at once.
   let next = 0;
-  const take = (): SourceFile[] => misses.slice(next, (next += BATCH));
   let done = 0;
+  const take = (): SourceFile[] => {
+    const files: SourceFile[] = [];
+    while (files.length < BATCH && next < misses.length) {
+      const file = misses[next++]!;
+      if ('sha256' in file) {
+        files.push(file);
+        continue;
+      }
+      const read = readSourceSync(file.path, file.absolutePath, 'content', file.limits);
+      onRead?.(file.path, read);
+      if ('source' in read) files.push(read.source);
+      else done++;
+    }
+    return files;
+  };
   const store = (batch: readonly SourceFile[], { results, stageFailed }: WorkerReply) => {
     if (stageFailed) outputs?.onStageFailed?.();
     // The batch's card bytes go to the spill file in one write; the cache keeps where they are.
