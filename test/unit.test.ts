@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { editDistance, formatChoices, suggestClosest } from '../src/diagnostics/suggest.js';
 import { formatTemplate } from '../src/diagnostics/create.js';
 import { camelCase, camelKeys } from '../src/project/camel-case.js';
@@ -6,13 +8,32 @@ import { joinPointer, splitPointer } from '../src/parse/locator.js';
 import { DEFAULT_LIMITS } from '../src/model/limits.js';
 import { parseFile, parseSchemaRef } from '../src/parse/parse-file.js';
 import { stableJson } from '../src/model/stable-json.js';
-import { compareVersions } from '../src/validate/spec-registry.js';
+import { compareVersions, createSpecRegistry } from '../src/validate/spec-registry.js';
+import { createAjv } from '../src/validate/create-ajv.js';
+import { builtinSpecsDir } from '../src/discover/discover.js';
 import { describePointer } from '../src/validate/describe.js';
 import { projectSecurityRequirements } from '../src/project/project-security.js';
 import { readSource } from '../src/discover/discover.js';
 import type { SourceFile } from '../src/model/source-file.js';
 
 const source = (text: string): SourceFile => ({ path: 'content/x.kno', absolutePath: '/x.kno', text, sha256: '', origin: 'content' });
+
+describe('shipped specs', () => {
+  // A build trusts the schemas knoc ships and does not check them against the meta-schema (spec-registry.ts): this does.
+  const shipped = readdirSync(builtinSpecsDir).filter((f) => f.endsWith('.kno'));
+  it.each(shipped)('%s holds a valid JSON Schema (draft 2020-12)', async (file) => {
+    const { source } = (await readSource(`knoc:specs/${file}`, path.join(builtinSpecsDir, file), 'builtin')) as { source: SourceFile };
+    const { entity } = parseFile(source);
+    const ajv = createAjv();
+    const schema = (entity!.data.spec as { schema: Record<string, unknown> }).schema;
+    expect(ajv.validateSchema(schema), ajv.errorsText(ajv.errors)).toBe(true);
+    // And the registry uses it, unchecked.
+    const { registry, diagnostics } = createSpecRegistry([entity!]);
+    expect(diagnostics).toEqual([]);
+    expect(registry.known()).toHaveLength(1);
+  });
+  it('are all there', () => expect(shipped.length).toBeGreaterThanOrEqual(2));
+});
 
 describe('suggestClosest', () => {
   it.each([

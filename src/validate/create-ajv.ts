@@ -9,12 +9,14 @@ import { sortKeysDeep } from '../model/stable-json.js';
  * The ajv instance every schema is compiled with: all errors, data kept for
  * messages, formats on. `regExp` replaces JavaScript's engine for `pattern` and
  * `patternProperties` (specs/ use a linear-time one: see pattern-engine.ts);
- * `source` keeps the generated code (for ajv's standalone output).
+ * `source` keeps the generated code (for ajv's standalone output). With
+ * `validateSchema: false`, compiling does not check a schema against the
+ * meta-schema: the caller checks (`ajv.validateSchema`) those it does not trust.
  */
-export function createAjv(options: { regExp?: CodeOptions['regExp']; source?: boolean } = {}): Ajv2020 {
+export function createAjv(options: { regExp?: CodeOptions['regExp']; source?: boolean; validateSchema?: false } = {}): Ajv2020 {
   // Generated code requires the formats under knoc's own name (see formats.ts); ajv-formats keeps a name already set.
   const code = { ...(options.regExp ? { regExp: options.regExp } : {}), ...(options.source ? { source: true } : {}), formats: _`require(${FORMATS_MODULE})` };
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, validateFormats: true, code });
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, validateFormats: true, code, ...(options.validateSchema === false ? { validateSchema: false } : {}) });
   addFormats.default(ajv);
   ajv.addFormat('uri', uri);
   // ajv compares every pair of items of an array of objects (n² deep comparisons): 60,000 items would hold a build for
