@@ -10,6 +10,7 @@ import { parseFile, parseSchemaRef } from '../src/parse/parse-file.js';
 import { stableJson } from '../src/model/stable-json.js';
 import { compareVersions, createSpecRegistry } from '../src/validate/spec-registry.js';
 import { createAjv } from '../src/validate/create-ajv.js';
+import { configSchema } from '../src/config/config-schema.js';
 import { builtinSpecsDir } from '../src/discover/discover.js';
 import { describePointer } from '../src/validate/describe.js';
 import { projectSecurityRequirements } from '../src/project/project-security.js';
@@ -19,7 +20,7 @@ import type { SourceFile } from '../src/model/source-file.js';
 const source = (text: string): SourceFile => ({ path: 'content/x.kno', absolutePath: '/x.kno', text, sha256: '', origin: 'content' });
 
 describe('shipped specs', () => {
-  // A build trusts the schemas knoc ships and does not check them against the meta-schema (spec-registry.ts): this does.
+  // A build trusts the schemas knoc ships and does not check them against the meta-schema (spec-registry.ts, load-config.ts): this does.
   const shipped = readdirSync(builtinSpecsDir).filter((f) => f.endsWith('.kno'));
   it.each(shipped)('%s holds a valid JSON Schema (draft 2020-12)', async (file) => {
     const { source } = (await readSource(`knoc:specs/${file}`, path.join(builtinSpecsDir, file), 'builtin')) as { source: SourceFile };
@@ -33,6 +34,10 @@ describe('shipped specs', () => {
     expect(registry.known()).toHaveLength(1);
   });
   it('are all there', () => expect(shipped.length).toBeGreaterThanOrEqual(2));
+  it('and the config schema is a valid JSON Schema (draft 2020-12)', () => {
+    const ajv = createAjv();
+    expect(ajv.validateSchema(configSchema), ajv.errorsText(ajv.errors)).toBe(true);
+  });
 });
 
 describe('suggestClosest', () => {
