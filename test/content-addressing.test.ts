@@ -275,21 +275,23 @@ describe('knoc watch', () => {
   }, 30_000);
 });
 
+/** Adds `copies` copies of each blueprint in `dir` under new slugs and ids, so every worker has a share; returns the originals' names. */
+function withCopies(dir: string, copies: number): string[] {
+  const originals = readdirSync(dir).filter((f) => f.endsWith('.kno'));
+  for (let copy = 0; copy < copies; copy++) {
+    for (const [i, file] of originals.entries()) {
+      const text = readFileSync(path.join(dir, file), 'utf8');
+      const slug = `${file.replace('.kno', '')}-${copy}`;
+      writeFileSync(path.join(dir, `${slug}.kno`), text.replace(/^slug: .*$/m, `slug: ${slug}`).replace(/^id: .*$/m, `id: 01K${String(copy * 100 + i).padStart(23, '0')}`).replace(/kno:\/\/agent-blueprints\/[a-z-]+/g, 'kno://agent-blueprints/schema-reviewer'));
+    }
+  }
+  return originals;
+}
+
 describe('parallel builds', () => {
   it('produce the same dist/ bytes with 1, 2 and 3 worker threads', async () => {
     const root = copyRepo(repoRoot);
-    // Many blueprints, so every worker has a share: copies of the examples under new slugs and ids.
-    const dir = path.join(root, 'content/agent-blueprints');
-    const originals = readdirSync(dir).filter((f) => f.endsWith('.kno'));
-    let n = 0;
-    for (let copy = 0; copy < 6; copy++) {
-      for (const file of originals) {
-        const text = readFileSync(path.join(dir, file), 'utf8');
-        const slug = `${file.replace('.kno', '')}-${copy}`;
-        const id = `01K${String(n++).padStart(23, '0')}`;
-        writeFileSync(path.join(dir, `${slug}.kno`), text.replace(/^slug: .*$/m, `slug: ${slug}`).replace(/^id: .*$/m, `id: ${id}`).replace(/kno:\/\/agent-blueprints\/[a-z-]+/g, 'kno://agent-blueprints/schema-reviewer'));
-      }
-    }
+    withCopies(path.join(root, 'content/agent-blueprints'), 6);
     const trees = [];
     for (const jobs of [1, 2, 3]) {
       const result = await build({ root, out: `dist-${jobs}`, jobs, cacheDir: false });
@@ -305,14 +307,7 @@ describe('parallel builds', () => {
     // Nothing cached: the main thread lists the files, starts the workers, and reads each batch as it sends it.
     const root = copyRepo(repoRoot);
     const dir = path.join(root, 'content/agent-blueprints');
-    const originals = readdirSync(dir).filter((f) => f.endsWith('.kno'));
-    for (let copy = 0; copy < 3; copy++) {
-      for (const [i, file] of originals.entries()) {
-        const text = readFileSync(path.join(dir, file), 'utf8');
-        const slug = `${file.replace('.kno', '')}-${copy}`;
-        writeFileSync(path.join(dir, `${slug}.kno`), text.replace(/^slug: .*$/m, `slug: ${slug}`).replace(/^id: .*$/m, `id: 01K${String(copy * 100 + i).padStart(23, '0')}`).replace(/kno:\/\/agent-blueprints\/[a-z-]+/g, 'kno://agent-blueprints/schema-reviewer'));
-      }
-    }
+    const originals = withCopies(dir, 3);
     const sample = readFileSync(path.join(dir, originals[0]!));
     // Not UTF-8 (a blueprint, and a domain, which the main thread reads for itself), a NUL, more than the size limit,
     // and a name that is never read (found when listing).
@@ -346,14 +341,7 @@ describe('parallel builds', () => {
     // Run from lib/, as users run it: the workers are lib/'s, so the main thread takes the cards they project.
     const root = copyRepo(repoRoot);
     const dir = path.join(root, 'content/agent-blueprints');
-    const originals = readdirSync(dir).filter((f) => f.endsWith('.kno'));
-    for (let copy = 0; copy < 4; copy++) {
-      for (const [i, file] of originals.entries()) {
-        const text = readFileSync(path.join(dir, file), 'utf8');
-        const slug = `${file.replace('.kno', '')}-${copy}`;
-        writeFileSync(path.join(dir, `${slug}.kno`), text.replace(/^slug: .*$/m, `slug: ${slug}`).replace(/^id: .*$/m, `id: 01K${String(copy * 100 + i).padStart(23, '0')}`).replace(/kno:\/\/agent-blueprints\/[a-z-]+/g, 'kno://agent-blueprints/schema-reviewer'));
-      }
-    }
+    withCopies(dir, 4);
     const cacheDir = path.join(root, 'node_modules/.cache/knoc');
     expect(runCli(['build', '--root', root, '--out', 'dist-reference', '--jobs', '1', '--no-cache']).status).toBe(0);
     const expected = snapshotTree(path.join(root, 'dist-reference'));

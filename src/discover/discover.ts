@@ -137,6 +137,11 @@ export function readListed(listing: Listing, later?: (relative: string) => boole
   return { specs: [...builtin, ...own], content, diagnostics, folders: listing.folders, ...(unread.length > 0 ? { unread } : {}) };
 }
 
+/** Reads a source `readListed` left unread, by the same rules as every other. */
+export function readUnread(file: UnreadSource): { source: SourceFile } | { diagnostic: Diagnostic } {
+  return readSourceSync(file.path, file.absolutePath, 'content', file.limits);
+}
+
 /**
  * The discovery once its unread sources are read: `read` holds, by path, the
  * source read or why it could not be read. One not read yet is read here.
@@ -147,7 +152,7 @@ export function withReads(discovery: Discovery, read: ReadonlyMap<string, { sour
   const content = [...discovery.content];
   const diagnostics = [...discovery.diagnostics];
   for (const file of unread) {
-    const result = read.get(file.path) ?? readSourceSync(file.path, file.absolutePath, 'content', file.limits);
+    const result = read.get(file.path) ?? readUnread(file);
     if ('source' in result) content.push(result.source);
     else diagnostics.push(result.diagnostic);
   }

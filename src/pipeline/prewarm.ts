@@ -3,7 +3,7 @@ import { analysisKey, type BuildCache, type CachedCard } from '../cache/analysis
 import type { SpillFile } from '../cache/spill-file.js';
 import type { Entity } from '../model/entity.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { readSourceSync, type UnreadSource } from '../discover/discover.js';
+import { readUnread, type UnreadSource } from '../discover/discover.js';
 import { releaseText, type SourceFile } from '../model/source-file.js';
 import type { AgentOutputContext } from './agent-outputs.js';
 import type { WorkerBatch, WorkerReply, WorkerSetup } from './analyze-worker.js';
@@ -79,7 +79,7 @@ export async function prewarmCache(
         files.push(file);
         continue;
       }
-      const read = readSourceSync(file.path, file.absolutePath, 'content', file.limits);
+      const read = readUnread(file);
       onRead?.(file.path, read);
       if ('source' in read) files.push(read.source);
       else done++;
