@@ -149,7 +149,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     throw error;
   }
   const read = new Map<string, { source: SourceFile } | { diagnostic: Diagnostic }>();
-  const prewarmed = await parallelAnalyses(found, cache, specsParsed, options.jobs, {
+  const prewarmed = await parallelAnalyses(parallel, found, cache, specsParsed, options.jobs, {
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(early ? { outputs: early.outputs } : {}),
     release: !options.memoryCache,
@@ -329,16 +329,14 @@ function jobsOf(jobs: number | undefined): number {
 }
 
 /**
- * Parses the files the cache lacks in worker threads when that pays, so compile finds them all cached; `specsParsed`
- * are the specs the cache lacked when the build began. Unread sources are read as they are sent (and told to `onRead`).
+ * Parses the files the cache lacks in worker threads when that pays (`parallel`: the build may run them), so compile
+ * finds them all cached; `specsParsed` are the specs the cache lacked when the build began. Unread sources are read as
+ * they are sent (and told to `onRead`).
  */
-async function parallelAnalyses(discovery: Discovery, cache: BuildCache, specsParsed: readonly string[], jobs: number | undefined, options: Omit<PrewarmOptions, 'onProgress'> & { onProgress?: (progress: BuildProgress) => void }): Promise<Set<string>> {
+async function parallelAnalyses(parallel: boolean, discovery: Discovery, cache: BuildCache, specsParsed: readonly string[], jobs: number | undefined, options: Omit<PrewarmOptions, 'onProgress'> & { onProgress?: (progress: BuildProgress) => void }): Promise<Set<string>> {
+  if (!parallel) return new Set();
   const unread = discovery.unread ?? [];
   const { onProgress, ...rest } = options;
-  if (!mayRunWorkers(discovery.content.length + unread.length, jobs)) {
-    for (const worker of options.started ?? []) void worker.terminate();
-    return new Set();
-  }
   const { specs, schemaSetDigest } = compileSpecs(discovery.specs, cache);
   const misses = [...discovery.content.filter((source) => !cache.analyses.has(analysisKey(source, schemaSetDigest))), ...unread];
   const parse = misses.length > 0 && (jobs !== undefined || misses.length >= PARALLEL_THRESHOLD);
