@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { serialize } from 'node:v8';
+import { deserialize, serialize } from 'node:v8';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { loadCacheFile } from '../src/cache/cache-file.js';
 import { canonicalJson } from '../src/model/digest.js';
 import { KNOC_VERSION } from '../src/model/version.js';
 import { build } from '../src/pipeline/build.js';
@@ -371,6 +372,49 @@ describe('parallel builds', () => {
     const returned = planned.outputs.filter((o) => o.path.startsWith('agents/') && o.path.endsWith('agent-card.json'));
     expect(returned).toHaveLength(cards);
     for (const card of returned) expect(card.bytes.equals(expected.get(card.path)!)).toBe(true);
+  });
+
+  it('write the cache file as the workers return their batches: it holds what a serial build\'s holds, and nothing is left beside it', async () => {
+    const root = copyRepo(repoRoot);
+    const dir = path.join(root, 'content/agent-blueprints');
+    const originals = withCopies(dir, 4);
+    // A finding is cached too: one blueprint that does not validate.
+    const sample = readFileSync(path.join(dir, originals[0]!), 'utf8');
+    writeFileSync(path.join(dir, 'broken.kno'), sample.replace(/^slug: .*$/m, 'slug: broken').replace(/^id: .*$/m, 'id: 01K99999999999999999999999').replace(/^ {6}target: "0"$/m, '      target: []'));
+    const lib = (await import(pathToFileURL(path.join(repoRoot, 'lib/pipeline/build.js')).href)) as { build: typeof build };
+    const files = (await import(pathToFileURL(path.join(repoRoot, 'lib/cache/cache-file.js')).href)) as { loadCacheFile: typeof loadCacheFile };
+    const serial = await lib.build({ root, out: 'dist-serial', jobs: 1, cacheDir: 'cache-serial' });
+    const parallel = await lib.build({ root, out: 'dist-parallel', jobs: 2, cacheDir: 'cache-parallel' });
+    expect(parallel.phaseMs.find((p) => p.phase === 'parse (workers)')).toBeDefined();
+    expect(parallel.diagnostics.some((d) => d.file === 'content/agent-blueprints/broken.kno')).toBe(true);
+    expect(parallel.diagnostics).toEqual(serial.diagnostics);
+    const [one, two] = await Promise.all(['cache-serial', 'cache-parallel'].map((name) => files.loadCacheFile(path.join(root, name))));
+    expect(one!.miss).toBeUndefined();
+    expect(two!.miss).toBeUndefined();
+    const a = one!.cache;
+    const b = two!.cache;
+    expect(a.analyses.size).toBeGreaterThan(originals.length * 5);
+    expect([...b.analyses.keys()].sort()).toEqual([...a.analyses.keys()].sort());
+    for (const [key, analysis] of a.analyses) expect(b.analyses.get(key)).toEqual(analysis);
+    expect([...b.cards.keys()].sort()).toEqual([...a.cards.keys()].sort());
+    for (const [key, card] of a.cards) {
+      const other = b.cards.get(key)!;
+      expect(other.sha256).toBe(card.sha256);
+      expect(Buffer.from(other.bytes as Uint8Array).equals(Buffer.from(card.bytes as Uint8Array))).toBe(true);
+      expect(other.view).toEqual(card.view);
+    }
+    expect(new Map([...b.pages].sort())).toEqual(new Map([...a.pages].sort()));
+    expect(readdirSync(path.join(root, 'cache-parallel')).filter((f) => f.startsWith('.'))).toEqual([]);
+    // The workers' batches went in as they made them: a record holding a file's analysis, then its card and its page.
+    const payload = readFileSync(path.join(root, 'cache-parallel', 'cache.bin')).subarray(44);
+    const tags: string[] = [];
+    for (let at = 0; at < payload.length; ) {
+      const length = payload.readUInt32BE(at);
+      const record = deserialize(payload.subarray(at + 4, at + 4 + length)) as unknown;
+      if (Array.isArray(record)) tags.push((record as [string][]).map(([tag]) => tag).join(''));
+      at += 4 + length;
+    }
+    expect(tags.some((record) => record.startsWith('acp'))).toBe(true);
   });
 });
 

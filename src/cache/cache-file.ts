@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync, writevSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { isRecord } from '../model/guards.js';
 import { knocBuildId } from '../model/version.js';
 import { bytesOf, isDeferred } from '../model/deferred-bytes.js';
-import { createBuildCache, type BuildCache, type CachedCard } from './analysis-cache.js';
+import { createBuildCache, type BuildCache, type CachedCard, type CachedPage, type FileAnalysis } from './analysis-cache.js';
 
 const MAGIC = Buffer.from('KNOCACHE');
 const FORMAT = 2;
@@ -56,51 +57,141 @@ export async function loadCacheFile(dir: string): Promise<{ cache: BuildCache; m
   }
 }
 
+/** One entry of the cache file: which map it belongs to, its key, its value. */
+export type CacheEntry = ['a', string, FileAnalysis] | ['c', string, CachedCard] | ['p', string, CachedPage];
+
 /**
- * Saves the live entries of a cache atomically (write beside, then rename).
- * Entries are serialised and written a group at a time, so saving never
- * holds a second copy of the whole cache in memory.
+ * Saves the live entries of a cache atomically (write beside, then rename),
+ * finishing `writer` when the build started the file already. Entries are
+ * serialised and written a group at a time, so saving never holds a second
+ * copy of the whole cache in memory.
  */
-export async function saveCacheFile(dir: string, cache: BuildCache): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `.${FILE}.${randomBytes(6).toString('hex')}`);
-  try {
-    const file = await open(temp, 'w');
+export async function saveCacheFile(dir: string, cache: BuildCache, writer = CacheFileWriter.open(dir)): Promise<void> {
+  if (!writer) throw new Error(`cannot write the cache file in ${dir}`);
+  writer.finish(cache);
+}
+
+/**
+ * A cache file being written: a file beside the cache file, renamed over it
+ * once whole. Records serialised elsewhere (a worker thread's batch of
+ * entries) go in as they come, while the build runs; `finish` adds every
+ * other live entry, then the digest. A write that fails drops what was
+ * written, and `finish` starts again from the cache itself.
+ */
+export class CacheFileWriter {
+  private readonly hash = createHash('sha256');
+  /** Keys of the entries already in the file. */
+  private readonly written = new Set<string>();
+  /** Where the next record goes. */
+  private at = HEADER;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly temp: string,
+    /** The open file; undefined once finished or dropped. */
+    private fd: number | undefined,
+  ) {}
+
+  /** Starts a cache file in `dir` with its head record; undefined when it cannot be made. */
+  static open(dir: string): CacheFileWriter | undefined {
+    const temp = path.join(dir, `.${FILE}.${randomBytes(6).toString('hex')}`);
+    let fd: number;
     try {
-      const header = Buffer.alloc(HEADER);
-      MAGIC.copy(header);
-      header.writeUInt32BE(FORMAT, MAGIC.length);
-      await file.write(header);
-      const hash = createHash('sha256');
-      const add = async (value: unknown) => {
-        const body = serialize(value);
-        const length = Buffer.alloc(4);
-        length.writeUInt32BE(body.length);
-        hash.update(length).update(body);
-        await file.writev([length, body]);
-      };
-      await add({ knoc: knocBuildId() });
-      let group: unknown[] = [];
-      for (const tag of Object.keys(MAPS) as Tag[]) {
-        for (const [key, value] of MAPS[tag](cache) as Map<string, unknown>) {
-          if (!cache.used.has(key)) continue;
-          // A card whose bytes wait in the spill file is read back for the file, a group at a time.
-          group.push([tag, key, tag === 'c' ? inMemory(value as CachedCard) : value]);
-          if (group.length < GROUP) continue;
-          await add(group);
-          group = [];
-        }
-      }
-      if (group.length > 0) await add(group);
-      // The digest goes in the header once the payload is written.
-      await file.write(hash.digest(), 0, 32, MAGIC.length + 4);
-    } finally {
-      await file.close();
+      mkdirSync(dir, { recursive: true });
+      fd = openSync(temp, 'wx');
+    } catch {
+      return undefined;
     }
-    await rename(temp, path.join(dir, FILE));
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
+    const writer = new CacheFileWriter(dir, temp, fd);
+    const header = Buffer.alloc(HEADER);
+    MAGIC.copy(header);
+    header.writeUInt32BE(FORMAT, MAGIC.length);
+    // The digest goes in the header once the payload is written.
+    if (!writer.write([header], 0) || !writer.record(serialize({ knoc: knocBuildId() }))) return undefined;
+    return writer;
+  }
+
+  /** Appends a record of `entries` as `record` holds them serialised (`v8.serialize` of the array); false when the file is dropped. */
+  append(record: Uint8Array, entries: readonly CacheEntry[]): boolean {
+    if (!this.record(record)) return false;
+    for (const [, key] of entries) this.written.add(key);
+    return true;
+  }
+
+  /** Writes every live entry not in the file yet, then the digest, and puts the file in place of the cache file. */
+  finish(cache: BuildCache): void {
+    if (this.fd === undefined) {
+      // Dropped after a failed write: a new file from the cache alone.
+      const again = CacheFileWriter.open(this.dir);
+      if (!again) throw new Error(`cannot write the cache file in ${this.dir}`);
+      again.finish(cache);
+      return;
+    }
+    let group: CacheEntry[] = [];
+    const flush = () => {
+      if (!this.record(serialize(group))) throw new Error(`cannot write the cache file in ${this.dir}`);
+      group = [];
+    };
+    for (const tag of Object.keys(MAPS) as Tag[]) {
+      for (const [key, value] of MAPS[tag](cache) as Map<string, unknown>) {
+        if (!cache.used.has(key) || this.written.has(key)) continue;
+        // A card whose bytes wait in the spill file is read back for the file, a group at a time.
+        group.push([tag, key, tag === 'c' ? inMemory(value as CachedCard) : value] as CacheEntry);
+        if (group.length >= GROUP) flush();
+      }
+    }
+    if (group.length > 0) flush();
+    const fd = this.fd;
+    if (!this.write([this.hash.digest()], MAGIC.length + 4)) throw new Error(`cannot write the cache file in ${this.dir}`);
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+      renameSync(this.temp, path.join(this.dir, FILE));
+    } catch (error) {
+      rmSync(this.temp, { force: true });
+      throw error;
+    }
+  }
+
+  /** Removes the unfinished file; nothing once finished. */
+  discard(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      // Closed already.
+    }
+    rmSync(this.temp, { force: true });
+  }
+
+  /** Appends one length-prefixed record and adds it to the digest. */
+  private record(body: Uint8Array): boolean {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(body.length);
+    if (!this.write([length, body], this.at)) return false;
+    this.at += 4 + body.length;
+    this.hash.update(length).update(body);
+    return true;
+  }
+
+  /** Writes `parts` at `position`; on failure drops the file and answers false. */
+  private write(parts: Uint8Array[], position: number): boolean {
+    if (this.fd === undefined) return false;
+    try {
+      const total = parts.reduce((sum, part) => sum + part.byteLength, 0);
+      let done = writevSync(this.fd, parts, position);
+      if (done < total) {
+        // A short write (rare for a regular file): the rest from one joined copy.
+        const joined = Buffer.concat(parts);
+        while (done < total) done += writeSync(this.fd, joined, done, total - done, position + done);
+      }
+      return true;
+    } catch {
+      this.discard();
+      return false;
+    }
   }
 }
 

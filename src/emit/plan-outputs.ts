@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bytesOf, sizeOf, type SomeBytes } from '../model/deferred-bytes.js';
 import { sha256Hex } from '../model/digest.js';
-import { stableJson } from '../model/stable-json.js';
+import { stableJsonBytes } from '../model/stable-json.js';
 import type { Entity } from '../model/entity.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { HEADERS_PATH, projectHeaders } from '../project/project-headers.js';
@@ -46,7 +46,7 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
     // Invariant: every path is normalised, relative, and planned once.
     if (path.posix.normalize(o.path) !== o.path || o.path.startsWith('/') || o.path.startsWith('..') || planned[i - 1]?.path === o.path) throw new Error(`invalid or duplicate output path: ${o.path}`);
   });
-  // Keys in code-unit order as written, so stableJson writes the manifest without copying it.
+  // Keys in code-unit order as written, so stableJsonBytes writes the manifest without copying it.
   const manifest = {
     inputs: [...inputs]
       .sort((a, b) => byPath(a.source, b.source))
@@ -55,11 +55,22 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
     outputs: planned.map(({ path, sha256, size, inputs: from }) => ({ inputs: from, path, sha256, size })),
     schemaSetDigest: `sha256:${schemaSetDigest}`,
   };
-  return [...planned, plan(MANIFEST_PATH, stableJson(manifest), [])].sort(byPath);
+  return [...planned, planEncoded(MANIFEST_PATH, stableJsonBytes(manifest), [])].sort(byPath);
 }
 
+/**
+ * Texts from this size up are made bytes at once: hashing, measuring and
+ * writing a text each convert it to UTF-8 otherwise, and a large text is
+ * copied into fresh memory every time (a manifest is megabytes).
+ */
+const ENCODE_NOW = 64 * 1024;
+
 function plan(path: string, text: string, inputs: readonly string[], sha256?: string): PlannedOutput {
-  // The text is kept and its bytes made when they are written or compared: one copy of each output in memory, not two.
+  if (text.length >= ENCODE_NOW) {
+    const bytes = Buffer.from(text, 'utf8');
+    return planEncoded(path, bytes, inputs, sha256);
+  }
+  // A small text is kept and its bytes made when they are written or compared: one copy of each output in memory, not two.
   return {
     path,
     sha256: sha256 ?? createHash('sha256').update(text, 'utf8').digest('hex'),
@@ -69,6 +80,11 @@ function plan(path: string, text: string, inputs: readonly string[], sha256?: st
       return Buffer.from(text, 'utf8');
     },
   };
+}
+
+/** An output whose UTF-8 bytes are made, hashed here unless `sha256` is known. */
+function planEncoded(path: string, bytes: Buffer, inputs: readonly string[], sha256?: string): PlannedOutput {
+  return { path, bytes, sha256: sha256 ?? sha256Hex(bytes), size: bytes.length, inputs: [...new Set(inputs)].sort() };
 }
 
 /** An output whose UTF-8 bytes are already made and hashed (a card kept as bytes, perhaps in a spill file until written). */

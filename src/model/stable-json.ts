@@ -39,3 +39,18 @@ function isPlain(value: object): boolean {
 export function stableJson(value: unknown): string {
   return `${JSON.stringify(sortKeysDeep(value), null, 2)}\n`;
 }
+
+/**
+ * `stableJson` as the UTF-8 bytes it is published as. A large text from
+ * JSON.stringify is a rope of pieces; adding the newline makes another, and
+ * each conversion to bytes first copies the rope into one flat string. Here
+ * the text is copied once, into the bytes, and the newline written after it.
+ */
+export function stableJsonBytes(value: unknown): Buffer {
+  const json = `${JSON.stringify(sortKeysDeep(value), null, 2)}`;
+  const size = Buffer.byteLength(json, 'utf8');
+  const bytes = Buffer.allocUnsafe(size + 1);
+  bytes.write(json, 0, size, 'utf8');
+  bytes[size] = 0x0a;
+  return bytes;
+}

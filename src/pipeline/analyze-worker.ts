@@ -1,5 +1,7 @@
+import { serialize } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { FileAnalysis } from '../cache/analysis-cache.js';
+import { analysisKey } from '../cache/analysis-cache.js';
+import type { CacheEntry } from '../cache/cache-file.js';
 import type { Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
 import { stageWriter } from '../emit/write-outputs.js';
@@ -23,19 +25,25 @@ export interface WorkerBatch {
   stageDir?: string;
 }
 
-/**
- * What a worker found for one file: its analysis, and for a blueprint sure to
- * publish, its card and the page's hash (the page's text stays in the worker).
- * `staged` says both were written into the early stage.
- */
-export interface WorkerResult {
-  analysis: FileAnalysis;
-  outputs?: { card: AgentOutputs['card']; page: Omit<AgentOutputs['page'], 'bytes'>; staged: boolean };
+/** Where a blueprint's card and page are published, and whether both were written into the early stage. */
+export interface WorkerOutputs {
+  cardPath: string;
+  pagePath: string;
+  staged: boolean;
 }
 
-/** A worker's answer to one batch, in the order of its files; `stageFailed` once a write into the early stage failed. */
+/**
+ * A worker's answer to one batch. `record` is what it found, as the entries
+ * of the cache file hold it (`v8.serialize` of `CacheEntry[]`): for each file
+ * in order, its analysis, then, for a blueprint sure to publish, its card and
+ * its page's hash (the page's text stays in the worker). The main thread reads
+ * the entries and writes the record into the cache file as it is.
+ * `outputs` has one item per file (null when no card was made);
+ * `stageFailed` is set once a write into the early stage failed.
+ */
 export interface WorkerReply {
-  results: WorkerResult[];
+  record: Uint8Array;
+  outputs: (WorkerOutputs | null)[];
   stageFailed?: boolean;
 }
 
@@ -64,13 +72,18 @@ function stage(made: AgentOutputs): boolean {
 parentPort?.on('message', (batch: WorkerBatch) => {
   if (batch.context) context = { value: batch.context, titles: new Map(batch.context.domains) };
   if (batch.stageDir) write = stageWriter(batch.stageDir);
-  const results: WorkerResult[] = batch.files.map((source) => {
+  const entries: CacheEntry[] = [];
+  const outputs = batch.files.map((source): WorkerOutputs | null => {
     const { analysis, entity } = analyzeSource(source, (e) => validateEntity(e, registry));
+    entries.push(['a', analysisKey(source, registry.digest), analysis]);
     const made = context && entity ? agentOutputs(entity, analysis.diagnostics, context.value, context.titles) : undefined;
-    if (!made) return { analysis };
-    const page = { key: made.page.key, path: made.page.path, value: made.page.value };
-    return { analysis, outputs: { card: made.card, page, staged: stage(made) } };
+    if (!made) return null;
+    entries.push(['c', made.card.key, made.card.value], ['p', made.page.key, made.page.value]);
+    return { cardPath: made.card.path, pagePath: made.page.path, staged: stage(made) };
   });
-  const reply: WorkerReply = { results, ...(stageFailed ? { stageFailed } : {}) };
-  parentPort?.postMessage(reply);
+  const record = serialize(entries);
+  const reply: WorkerReply = { record, outputs, ...(stageFailed ? { stageFailed } : {}) };
+  // The record's memory goes to the main thread rather than being copied, when it is the record's alone.
+  const whole = record.byteOffset === 0 && record.byteLength === record.buffer.byteLength;
+  parentPort?.postMessage(reply, whole ? [record.buffer] : []);
 });

@@ -5,7 +5,7 @@ import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js'
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { availableParallelism } from 'node:os';
 import { analysisKey, createBuildCache, type BuildCache } from '../cache/analysis-cache.js';
-import { loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
+import { CacheFileWriter, loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
 import { SpillFile } from '../cache/spill-file.js';
 import { readBackFrom, type PlannedOutput } from '../emit/plan-outputs.js';
 import { discover, FILE_START, listSources, readListed, readRepositoryFile, withReads, type Discovery } from '../discover/discover.js';
@@ -148,128 +148,136 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     for (const worker of startedWorkers ?? []) void worker.terminate();
     throw error;
   }
-  const read = new Map<string, { source: SourceFile } | { diagnostic: Diagnostic }>();
-  const prewarmed = await parallelAnalyses(parallel, found, cache, specsParsed, options.jobs, {
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    ...(early ? { outputs: early.outputs } : {}),
-    release: !options.memoryCache,
-    ...(spill ? { spill } : {}),
-    ...(startedWorkers ? { started: startedWorkers } : {}),
-    onRead: (file, result) => read.set(file, result),
-  });
-  const discovery = withReads(found, read);
-  // A file no worker could read was not parsed; discovery reports why.
-  for (const [file, result] of read) if ('diagnostic' in result) prewarmed.delete(file);
-  if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files${spill?.count ? `, ${spill.count} cards to a spill file` : ''}` });
-  // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
-  // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
-  if (prewarmed.size >= LARGE_BUILD) releaseMemory();
-  const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
-  const result = compile({
-    discovery,
-    cache,
-    ...(configRead.length > 0 ? { configUnreadable: true } : {}),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    prewarmed,
-    keepPages: options.memoryCache !== undefined,
-    ...(signing && 'signer' in signing ? { signing } : {}),
-    ...(config ? { config } : {}),
-    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
-  });
-  if (result.outputs.length >= LARGE_BUILD) releaseMemory();
-  if (options.verifyDeterminism) {
-    // ES256 signatures are randomised: the second build keeps the first build's, as a rebuild keeps the published ones.
-    const again = compile({
-      discovery: await discover(root, limits),
+  // With nothing cached, the cache file is written while the workers parse: each batch they return goes in as they serialised it.
+  const cacheFile = cold && cacheDir && !options.memoryCache ? CacheFileWriter.open(cacheDir) : undefined;
+  try {
+    const read = new Map<string, { source: SourceFile } | { diagnostic: Diagnostic }>();
+    const prewarmed = await parallelAnalyses(parallel, found, cache, specsParsed, options.jobs, {
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(early ? { outputs: early.outputs } : {}),
+      release: !options.memoryCache,
+      ...(spill ? { spill } : {}),
+      ...(cacheFile ? { cacheFile } : {}),
+      ...(startedWorkers ? { started: startedWorkers } : {}),
+      onRead: (file, result) => read.set(file, result),
+    });
+    const discovery = withReads(found, read);
+    // A file no worker could read was not parsed; discovery reports why.
+    for (const [file, result] of read) if ('diagnostic' in result) prewarmed.delete(file);
+    if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files${spill?.count ? `, ${spill.count} cards to a spill file` : ''}` });
+    // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
+    // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
+    if (prewarmed.size >= LARGE_BUILD) releaseMemory();
+    const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
+    const result = compile({
+      discovery,
+      cache,
+      ...(configRead.length > 0 ? { configUnreadable: true } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      prewarmed,
+      keepPages: options.memoryCache !== undefined,
+      ...(signing && 'signer' in signing ? { signing } : {}),
       ...(config ? { config } : {}),
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-      ...(signing && 'signer' in signing ? { signing: { signer: signing.signer, previous: publishedCards(result.outputs) } } : {}),
+      ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
     });
-    result.diagnostics.push(...compareBuilds(result.outputs, again.outputs));
-  }
-  const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
-  // Staged beside the folder the settings pointed at before compiling; if they turned out otherwise, it is not that folder's.
-  const stage = early?.stage();
-  if (stage && early?.outDir !== outDir) discardEarlyStage(stage);
-  const previous = await readManifest(outDir);
-  const outFromConfig = options.out === undefined && result.config.out !== undefined;
-  const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
-  const diagnostics = [...result.diagnostics, ...missingBaseline, ...(signing && 'diagnostic' in signing ? [signing.diagnostic] : []), ...(await checkOutDir(root, outDir, outSite, config?.path, outFromConfig))];
-
-  let baselineWritten: string | undefined;
-  const baselineTarget = path.resolve(root, baselinePath);
-  const baselineIsSource = [path.join(root, 'content'), path.join(root, 'specs')].some((dir) => baselineTarget.startsWith(dir + path.sep)) || baselineTarget === path.join(root, CONFIG_FILE);
-  if (options.updateBaseline && baselineIsSource) {
-    diagnostics.push(createDiagnostic('KNO6004', { detail: 'it would overwrite a source file; choose a path outside content/ and specs/' }, { file: baselinePath }));
-  } else if (options.updateBaseline) {
-    try {
-      await mkdir(path.dirname(baselineTarget), { recursive: true });
-      await writeFile(baselineTarget, formatBaseline(createBaseline(diagnostics)));
-      baselineWritten = baselinePath;
-    } catch (error) {
-      diagnostics.push(createDiagnostic('KNO6004', { detail: error instanceof Error ? error.message : String(error) }, { file: baselinePath }));
-    }
-  }
-  if (options.checkOutputs && !failsGate(diagnostics, options)) diagnostics.push(...(await findStaleOutputs(outDir, result.outputs, path.relative(root, outDir) || '.')));
-  let written: WriteReport | undefined;
-  if (options.write !== false && !options.checkOutputs && !failsGate(diagnostics, options)) {
-    try {
-      options.onProgress?.({ phase: 'write', done: 0, total: 0 });
-      phaseStart = performance.now();
-      const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
-      written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact, stage);
-    } catch (error) {
-      diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.'));
-    }
-  }
-  // Published (renamed away), or not published at all: either way nothing of it stays beside the output folder.
-  if (stage) discardEarlyStage(stage);
-  // What is published can be read back: the texts go before the cache and the index are written.
-  if (written && options.publishMode !== 'in-place') readBackFrom(result.outputs, outDir);
-  // Rewrite the cache file only when this build added to it, or when most of it went stale.
-  const stale = cache.analyses.size + cache.cards.size > 2 * cache.used.size;
-  if (cacheDir && loaded && !options.memoryCache && (cache.dirty || stale)) await saveCacheFile(cacheDir, cache).catch(() => undefined);
-  cache.dirty = false;
-  diagnostics.sort(compareDiagnostics);
-  const failed = failsGate(diagnostics, options);
-  if (written && !failed && cacheDir) {
     if (result.outputs.length >= LARGE_BUILD) releaseMemory();
-    try {
-      recordUpToDate({
-        options,
-        root,
-        discovery,
-        config,
-        baseline: { path: path.resolve(root, baselinePath), stamp: baselineStamp, ...(baselineText !== undefined ? { sha256: sha256Hex(baselineText) } : {}) },
-        outDir,
-        outputs: result.outputs,
-        diagnostics,
-        suppressed: result.suppressed.length,
-        agentCount: result.agentCount,
-        domainCount: result.domainCount,
-        ...stateFor(() => editStateOf({ result, outputs: result.outputs, discovery, cache, config, limits, baseline: baselineText !== undefined, diagnostics })),
+    if (options.verifyDeterminism) {
+      // ES256 signatures are randomised: the second build keeps the first build's, as a rebuild keeps the published ones.
+      const again = compile({
+        discovery: await discover(root, limits),
+        ...(config ? { config } : {}),
+        ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+        ...(signing && 'signer' in signing ? { signing: { signer: signing.signer, previous: publishedCards(result.outputs) } } : {}),
       });
-    } catch {
-      // The index only saves time; a build that cannot write it is still a good build.
+      result.diagnostics.push(...compareBuilds(result.outputs, again.outputs));
     }
+    const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
+    // Staged beside the folder the settings pointed at before compiling; if they turned out otherwise, it is not that folder's.
+    const stage = early?.stage();
+    if (stage && early?.outDir !== outDir) discardEarlyStage(stage);
+    const previous = await readManifest(outDir);
+    const outFromConfig = options.out === undefined && result.config.out !== undefined;
+    const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
+    const diagnostics = [...result.diagnostics, ...missingBaseline, ...(signing && 'diagnostic' in signing ? [signing.diagnostic] : []), ...(await checkOutDir(root, outDir, outSite, config?.path, outFromConfig))];
+
+    let baselineWritten: string | undefined;
+    const baselineTarget = path.resolve(root, baselinePath);
+    const baselineIsSource = [path.join(root, 'content'), path.join(root, 'specs')].some((dir) => baselineTarget.startsWith(dir + path.sep)) || baselineTarget === path.join(root, CONFIG_FILE);
+    if (options.updateBaseline && baselineIsSource) {
+      diagnostics.push(createDiagnostic('KNO6004', { detail: 'it would overwrite a source file; choose a path outside content/ and specs/' }, { file: baselinePath }));
+    } else if (options.updateBaseline) {
+      try {
+        await mkdir(path.dirname(baselineTarget), { recursive: true });
+        await writeFile(baselineTarget, formatBaseline(createBaseline(diagnostics)));
+        baselineWritten = baselinePath;
+      } catch (error) {
+        diagnostics.push(createDiagnostic('KNO6004', { detail: error instanceof Error ? error.message : String(error) }, { file: baselinePath }));
+      }
+    }
+    if (options.checkOutputs && !failsGate(diagnostics, options)) diagnostics.push(...(await findStaleOutputs(outDir, result.outputs, path.relative(root, outDir) || '.')));
+    let written: WriteReport | undefined;
+    if (options.write !== false && !options.checkOutputs && !failsGate(diagnostics, options)) {
+      try {
+        options.onProgress?.({ phase: 'write', done: 0, total: 0 });
+        phaseStart = performance.now();
+        const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
+        written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact, stage);
+      } catch (error) {
+        diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.'));
+      }
+    }
+    // Published (renamed away), or not published at all: either way nothing of it stays beside the output folder.
+    if (stage) discardEarlyStage(stage);
+    // What is published can be read back: the texts go before the cache and the index are written.
+    if (written && options.publishMode !== 'in-place') readBackFrom(result.outputs, outDir);
+    // Rewrite the cache file only when this build added to it, or when most of it went stale.
+    const stale = cache.analyses.size + cache.cards.size > 2 * cache.used.size;
+    if (cacheDir && loaded && !options.memoryCache && (cache.dirty || stale)) await saveCacheFile(cacheDir, cache, cacheFile).catch(() => undefined);
+    cache.dirty = false;
+    diagnostics.sort(compareDiagnostics);
+    const failed = failsGate(diagnostics, options);
+    if (written && !failed && cacheDir) {
+      if (result.outputs.length >= LARGE_BUILD) releaseMemory();
+      try {
+        recordUpToDate({
+          options,
+          root,
+          discovery,
+          config,
+          baseline: { path: path.resolve(root, baselinePath), stamp: baselineStamp, ...(baselineText !== undefined ? { sha256: sha256Hex(baselineText) } : {}) },
+          outDir,
+          outputs: result.outputs,
+          diagnostics,
+          suppressed: result.suppressed.length,
+          agentCount: result.agentCount,
+          domainCount: result.domainCount,
+          ...stateFor(() => editStateOf({ result, outputs: result.outputs, discovery, cache, config, limits, baseline: baselineText !== undefined, diagnostics })),
+        });
+      } catch {
+        // The index only saves time; a build that cannot write it is still a good build.
+      }
+    }
+    return {
+      ...result,
+      diagnostics,
+      root,
+      outDir,
+      ...(written ? { written } : {}),
+      ...(baselineWritten ? { baselineWritten } : {}),
+      failed,
+      discovery,
+      explanation: explainRebuild(result.outputs, inputHashes(discovery, config), result.cacheHits, previous, written),
+      ...(loaded?.miss ? { cacheMiss: loaded.miss } : {}),
+      errorCount: diagnostics.filter((d) => d.severity === 'error').length,
+      warningCount: diagnostics.filter((d) => d.severity === 'warning').length,
+      phaseMs: [...phaseMs, ...result.phaseMs, ...(written ? [{ phase: 'write', ms: performance.now() - phaseStart, detail: `${written.written.length} changed, ${written.unchanged.length} unchanged, ${written.removed.length} removed` }] : [])],
+      durationMs: performance.now() - started,
+    };
+  } finally {
+    // Finished, or the build stopped first: nothing of it is left beside the cache file.
+    cacheFile?.discard();
   }
-  return {
-    ...result,
-    diagnostics,
-    root,
-    outDir,
-    ...(written ? { written } : {}),
-    ...(baselineWritten ? { baselineWritten } : {}),
-    failed,
-    discovery,
-    explanation: explainRebuild(result.outputs, inputHashes(discovery, config), result.cacheHits, previous, written),
-    ...(loaded?.miss ? { cacheMiss: loaded.miss } : {}),
-    errorCount: diagnostics.filter((d) => d.severity === 'error').length,
-    warningCount: diagnostics.filter((d) => d.severity === 'warning').length,
-    phaseMs: [...phaseMs, ...result.phaseMs, ...(written ? [{ phase: 'write', ms: performance.now() - phaseStart, detail: `${written.written.length} changed, ${written.unchanged.length} unchanged, ${written.removed.length} removed` }] : [])],
-    durationMs: performance.now() - started,
-  };
 }
 
 /** The edit state, unless making it fails: then the next edit simply builds in full. */

@@ -6,7 +6,7 @@ import type { KnocConfig } from '../model/config.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
 import { sha256Hex } from '../model/digest.js';
-import { stableJson } from '../model/stable-json.js';
+import { stableJson, stableJsonBytes } from '../model/stable-json.js';
 import { SourceTexts } from '../model/source-texts.js';
 import { analyzeCached } from './analyze-source.js';
 import { cachedCardOf, publishedCardOf } from './published-card.js';
@@ -237,18 +237,18 @@ export function compile(input: CompileInput): CompileResult {
   const domainInputs = domains.map((d) => d.source.path);
 
   const requests: OutputRequest[] = published.map((p) => ({ path: p.path, ...(p.bytes ? { bytes: p.bytes } : { text: p.text }), sha256: p.sha256, inputs: [sourceOf.get(p.slug)!] }));
-  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...encoded(stableJson(fleet.card)), inputs: allAgentInputs });
-  requests.push({ path: DOMAIN_INDEX_PATH, ...encoded(stableJson(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
+  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...encoded(stableJsonBytes(fleet.card)), inputs: allAgentInputs });
+  requests.push({ path: DOMAIN_INDEX_PATH, ...encoded(stableJsonBytes(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
   requests.push({
     path: AGENT_INDEX_PATH,
     ...encoded(
-      stableJson({
+      stableJsonBytes({
         agents: published.map((p) => ({ slug: p.slug, card: fleetFields(p), path: p.path, sha256: p.sha256 })).map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
       }),
     ),
     inputs: allAgentInputs,
   });
-  requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...encoded(stableJson(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
+  requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...encoded(stableJsonBytes(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
   endPhase('project', `${published.length} cards, ${cardHits} from cache`);
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
@@ -303,11 +303,12 @@ export function parseSpecs(specSources: readonly SourceFile[], cache: BuildCache
 }
 
 /**
- * An output's text as the UTF-8 bytes it is published as, with their sha256:
- * the fleet-level outputs are megabytes, held as text (two bytes a character
- * once any character is beyond Latin-1) from now until they are written.
+ * An output as the UTF-8 bytes it is published as (made here from its text,
+ * unless already made), with their sha256: the fleet-level outputs are
+ * megabytes, held as text (two bytes a character once any character is
+ * beyond Latin-1) from now until they are written.
  */
-function encoded(text: string): { bytes: Buffer; sha256: string } {
-  const bytes = Buffer.from(text, 'utf8');
+function encoded(text: string | Buffer): { bytes: Buffer; sha256: string } {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   return { bytes, sha256: sha256Hex(bytes) };
 }

@@ -1,5 +1,7 @@
+import { deserialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import { analysisKey, type BuildCache, type CachedCard } from '../cache/analysis-cache.js';
+import { analysisKey, type BuildCache } from '../cache/analysis-cache.js';
+import type { CacheEntry, CacheFileWriter } from '../cache/cache-file.js';
 import type { SpillFile } from '../cache/spill-file.js';
 import type { Entity } from '../model/entity.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -35,6 +37,8 @@ export interface PrewarmOptions {
   release?: boolean;
   /** Where the cards' bytes wait until they are wanted. */
   spill?: SpillFile;
+  /** The cache file being written: each batch's record goes in as the worker serialised it. */
+  cacheFile?: CacheFileWriter;
   /** Workers started already (`startWorkers`). */
   started?: Worker[];
   /** Told, for each unread source, what reading it found: the source, or why it cannot be read. */
@@ -57,7 +61,7 @@ export async function prewarmCache(
   specs: readonly Entity[],
   schemaSetDigest: string,
   jobs: number,
-  { onProgress, outputs, release = false, spill, started, onRead }: PrewarmOptions = {},
+  { onProgress, outputs, release = false, spill, cacheFile, started, onRead }: PrewarmOptions = {},
 ): Promise<number> {
   const misses = content.filter((file) => !('sha256' in file) || !cache.analyses.has(analysisKey(file, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) {
@@ -86,28 +90,41 @@ export async function prewarmCache(
     }
     return files;
   };
-  const store = (batch: readonly SourceFile[], { results, stageFailed }: WorkerReply) => {
+  const store = (batch: readonly SourceFile[], { record, outputs: made, stageFailed }: WorkerReply) => {
     if (stageFailed) outputs?.onStageFailed?.();
+    const entries = deserialize(record) as CacheEntry[];
+    cacheFile?.append(record, entries);
+    // Each file's analysis, then its card and page when it made them (see WorkerReply).
+    let at = 0;
+    const next = <T extends CacheEntry[0]>(tag: T): Extract<CacheEntry, [T, string, unknown]> => {
+      const entry = entries[at++];
+      if (entry?.[0] !== tag) throw new Error(`worker reply out of order: expected a '${tag}' entry at ${at - 1}`);
+      return entry as Extract<CacheEntry, [T, string, unknown]>;
+    };
+    const found = batch.map((source, i) => {
+      const [, key, analysis] = next('a');
+      return { source, key, analysis, made: made[i] ? { where: made[i]!, card: next('c'), page: next('p') } : undefined };
+    });
     // The batch's card bytes go to the spill file in one write; the cache keeps where they are.
-    const cards = results.flatMap((r) => (r.outputs ? [r.outputs.card.value.bytes] : []));
+    const cards = found.flatMap((f) => (f.made ? [f.made.card[2].bytes as Uint8Array] : []));
     const spilled = spill && cards.length > 0 ? spill.put(cards) : undefined;
     let nextCard = 0;
-    batch.forEach((source, i) => {
-      const key = analysisKey(source, schemaSetDigest);
-      const { analysis, outputs: made } = results[i]!;
+    for (const { source, key, analysis, made: one } of found) {
       cache.analyses.set(key, analysis);
       cache.used.add(key);
       // Analysed: its bytes are needed again only for a finding's position or code frame, which reads the file.
       if (release) releaseText(source);
-      if (!made) return;
-      // Not marked used: compile() marks what it looks up, and only that is saved.
-      const card: CachedCard = made.card.value;
-      cache.cards.set(made.card.key, spilled ? { ...card, bytes: spilled[nextCard++]! } : card);
-      cache.pages.set(made.page.key, made.page.value);
-      if (!made.staged) return;
-      outputs?.onStaged?.(made.card.path, made.card.value.sha256);
-      outputs?.onStaged?.(made.page.path, made.page.value.sha256);
-    });
+      if (!one) continue;
+      const [, cardKey, card] = one.card;
+      const [, pageKey, page] = one.page;
+      // Not marked used: compile() marks what it looks up, and only that is saved (what went into the cache file with its record stays there).
+      // Bytes kept in memory are copied out of the record, which need not outlive it.
+      cache.cards.set(cardKey, { ...card, bytes: spilled ? spilled[nextCard++]! : Buffer.from(card.bytes as Uint8Array) });
+      cache.pages.set(pageKey, page);
+      if (!one.where.staged) continue;
+      outputs?.onStaged?.(one.where.cardPath, card.sha256);
+      outputs?.onStaged?.(one.where.pagePath, page.sha256);
+    }
     onProgress?.((done += batch.length));
   };
   try {

@@ -63,5 +63,7 @@ export function projectHeaders(outputs: readonly Pick<PlannedOutput, 'path' | 's
     }
   }
   block('/manifest.json', hostHeaders('manifest.json', undefined));
-  return `${blocks.join('\n\n')}\n`;
+  // The last newline goes on the last block, so the joined text is one flat string, not a rope to copy again.
+  blocks[blocks.length - 1] += '\n';
+  return blocks.join('\n\n');
 }
