@@ -374,7 +374,7 @@ describe('parallel builds', () => {
     for (const card of returned) expect(card.bytes.equals(expected.get(card.path)!)).toBe(true);
   });
 
-  it('write the cache file as the workers return their batches: it holds what a serial build\'s holds, and nothing is left beside it', async () => {
+  it('write the cache file as the workers return their batches: it holds what a serial build\'s holds, nothing is left beside it, and the next build is up to date', async () => {
     const root = copyRepo(repoRoot);
     const dir = path.join(root, 'content/agent-blueprints');
     const originals = withCopies(dir, 4);
@@ -415,6 +415,15 @@ describe('parallel builds', () => {
       at += 4 + length;
     }
     expect(tags.some((record) => record.startsWith('acp'))).toBe(true);
+
+    // Without the finding, the build publishes. The workers stamped each card and page as they wrote it; the stat index
+    // records those stamps, and they hold after publishing: the next build is up to date.
+    rmSync(path.join(dir, 'broken.kno'));
+    const args = ['build', '--root', root, '--out', 'dist-stamped', '--cache-dir', 'cache-stamped', '--jobs', '2', '--verbose'];
+    const first = runCli(args);
+    expect(first.status).toBe(0);
+    expect(first.stderr).toMatch(/parse \(workers\)/);
+    expect(runCli(args).stderr).toMatch(/up to date: no input, setting or output changed/);
   });
 });
 

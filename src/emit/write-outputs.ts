@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
+import type { FileStamp } from '../model/file-stamp.js';
 import { faultPoint, lockWaitMs } from './fault-hook.js';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
@@ -12,6 +13,8 @@ export interface WriteReport {
   written: string[];
   unchanged: string[];
   removed: string[];
+  /** When every file was written into a new folder by this build: each one's stamp, taken as it was written (renaming the folder into place leaves them as they are). */
+  stamps?: ReadonlyMap<string, FileStamp>;
 }
 
 const STAGE = '.knoc-stage-';
@@ -191,7 +194,7 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
   if (existing.length === 0 && early && !early.failed && existsSync(early.dir)) {
     report.written = outputs.map((o) => o.path);
     await completeEarlyStage(early, outDir, outputs, planned);
-    return report;
+    return { ...report, stamps: early.stamps };
   }
   for (const output of outputs) (same.has(output.path) ? report.unchanged : report.written).push(output.path);
   if (report.written.length === 0 && report.removed.length === 0) return report;
@@ -235,6 +238,8 @@ export interface EarlyStage {
   readonly dir: string;
   /** Staged path -> sha256 of the bytes written there. */
   readonly files: Map<string, string>;
+  /** Staged path -> its stamp, taken as it was written. */
+  readonly stamps: Map<string, FileStamp>;
   /** Folders created in the stage, the stage itself included. */
   readonly dirs: Set<string>;
   /** Set when a write failed: the stage is removed and publish() stages the whole tree itself. */
@@ -254,16 +259,20 @@ export function openEarlyStage(outDir: string): EarlyStage | undefined {
   } catch {
     return undefined;
   }
-  return { dir, files: new Map(), dirs: new Set([dir]), failed: false };
+  return { dir, files: new Map(), stamps: new Map(), dirs: new Set([dir]), failed: false };
 }
 
 /**
- * Records a file another thread wrote into the early stage. A path told twice
- * (two blueprints with one slug) holds whichever write came last, so it is
- * recorded with no sha256: publish() then rewrites or removes it.
+ * Records a file another thread wrote into the early stage, and its stamp as
+ * written. A path told twice (two blueprints with one slug) holds whichever
+ * write came last, so it is recorded with no sha256 and no stamp: publish()
+ * then rewrites or removes it.
  */
-export function recordStaged(stage: EarlyStage, relative: string, sha256: string): void {
-  stage.files.set(relative, stage.files.has(relative) ? '' : sha256);
+export function recordStaged(stage: EarlyStage, relative: string, sha256: string, stamp: FileStamp): void {
+  const twice = stage.files.has(relative);
+  stage.files.set(relative, twice ? '' : sha256);
+  if (twice) stage.stamps.delete(relative);
+  else stage.stamps.set(relative, stamp);
 }
 
 /** Removes an early stage that will not be published. */
@@ -278,12 +287,12 @@ export function discardEarlyStage(stage: EarlyStage): void {
  * the folders it needs once; one another thread created first is taken as it is.
  * Throws on any failure: the caller then abandons the stage.
  */
-export function stageWriter(dir: string): (relative: string, bytes: string | Uint8Array) => void {
+export function stageWriter(dir: string): (relative: string, bytes: string | Uint8Array) => FileStamp {
   const stage = { dir, dirs: new Set([dir]) };
   return (relative, bytes) => writeStaged(stage, relative, bytes);
 }
 
-function writeStaged(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, bytes: string | Uint8Array): void {
+function writeStaged(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, bytes: string | Uint8Array): FileStamp {
   const target = confined(stage.dir, relative);
   const missing: string[] = [];
   for (let dir = path.dirname(target); !stage.dirs.has(dir); dir = path.dirname(dir)) missing.push(dir);
@@ -293,7 +302,19 @@ function writeStaged(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, 
     stage.dirs.add(dir);
   }
   faultPoint('write', target);
-  writeFileSync(target, bytes);
+  return writeStamped(target, bytes);
+}
+
+/** Writes a new file and gives its stamp, taken from the open file (no second lookup of the path). */
+function writeStamped(target: string, bytes: string | Uint8Array): FileStamp {
+  const fd = openSync(target, 'w');
+  try {
+    writeFileSync(fd, bytes);
+    const info = fstatSync(fd);
+    return { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Creates one folder of a stage; a folder that is already there (another thread of this build made it) is used as it is. */
@@ -310,11 +331,12 @@ async function completeEarlyStage(stage: EarlyStage, outDir: string, outputs: re
   try {
     for (const output of outputs) {
       if (stage.files.get(output.path) === output.sha256) continue;
-      writeStaged(stage, output.path, output.bytes);
+      stage.stamps.set(output.path, writeStaged(stage, output.path, output.bytes));
       stage.files.set(output.path, output.sha256);
     }
     for (const extra of [...stage.files.keys()].filter((p) => !planned.has(p))) {
       const target = confined(stage.dir, extra);
+      stage.stamps.delete(extra);
       faultPoint('rm', target);
       rmSync(target, { force: true });
       for (let dir = path.dirname(target); dir !== stage.dir && readdirSync(dir).length === 0; dir = path.dirname(dir)) rmdirSync(dir);

@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { analysisKey } from '../cache/analysis-cache.js';
 import type { CacheEntry } from '../cache/cache-file.js';
 import type { Entity } from '../model/entity.js';
+import type { FileStamp } from '../model/file-stamp.js';
 import type { SourceFile } from '../model/source-file.js';
 import { stageWriter } from '../emit/write-outputs.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
@@ -25,11 +26,11 @@ export interface WorkerBatch {
   stageDir?: string;
 }
 
-/** Where a blueprint's card and page are published, and whether both were written into the early stage. */
+/** Where a blueprint's card and page are published, and, when both were written into the early stage, their stamps as written. */
 export interface WorkerOutputs {
   cardPath: string;
   pagePath: string;
-  staged: boolean;
+  staged?: { card: FileStamp; page: FileStamp };
 }
 
 /**
@@ -52,19 +53,17 @@ const setup = workerData as WorkerSetup;
 const specs: Entity[] = setup.specs.map(({ source, data, digest }) => entityFrom(source, data, digest));
 const { registry } = createSpecRegistry(specs);
 let context: { value: AgentOutputContext; titles: Map<string, string> } | undefined;
-let write: ((relative: string, bytes: string | Uint8Array) => void) | undefined;
+let write: ((relative: string, bytes: string | Uint8Array) => FileStamp) | undefined;
 let stageFailed = false;
 
-/** Writes one agent's card and page into the early stage; false, and no more writes, once one fails. */
-function stage(made: AgentOutputs): boolean {
-  if (!write || stageFailed) return false;
+/** Writes one agent's card and page into the early stage, giving their stamps; undefined, and no more writes, once one fails. */
+function stage(made: AgentOutputs): WorkerOutputs['staged'] {
+  if (!write || stageFailed) return undefined;
   try {
-    write(made.card.path, made.card.value.bytes);
-    write(made.page.path, made.page.bytes);
-    return true;
+    return { card: write(made.card.path, made.card.value.bytes), page: write(made.page.path, made.page.bytes) };
   } catch {
     stageFailed = true;
-    return false;
+    return undefined;
   }
 }
 
@@ -79,7 +78,8 @@ parentPort?.on('message', (batch: WorkerBatch) => {
     const made = context && entity ? agentOutputs(entity, analysis.diagnostics, context.value, context.titles) : undefined;
     if (!made) return null;
     entries.push(['c', made.card.key, made.card.value], ['p', made.page.key, made.page.value]);
-    return { cardPath: made.card.path, pagePath: made.page.path, staged: stage(made) };
+    const staged = stage(made);
+    return { cardPath: made.card.path, pagePath: made.page.path, ...(staged ? { staged } : {}) };
   });
   const record = serialize(entries);
   const reply: WorkerReply = { record, outputs, ...(stageFailed ? { stageFailed } : {}) };

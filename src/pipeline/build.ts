@@ -248,6 +248,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
           baseline: { path: path.resolve(root, baselinePath), stamp: baselineStamp, ...(baselineText !== undefined ? { sha256: sha256Hex(baselineText) } : {}) },
           outDir,
           outputs: result.outputs,
+          ...(written.stamps ? { outputStamps: written.stamps } : {}),
           diagnostics,
           suppressed: result.suppressed.length,
           agentCount: result.agentCount,
@@ -313,8 +314,8 @@ async function earlyOutputs(options: BuildOptions, root: string, config: SourceF
       return agentOutputContext(settings, options.baseUrl ?? settings.base_url, domains);
     },
     stageDir: () => stage?.dir,
-    onStaged: (file, sha256) => {
-      if (stage) recordStaged(stage, file, sha256);
+    onStaged: (file, sha256, stamp) => {
+      if (stage) recordStaged(stage, file, sha256, stamp);
     },
     // Not removed yet: the other workers may still be writing into it. The build removes it once they are done.
     onStageFailed: () => {

@@ -4,6 +4,7 @@ import { analysisKey, type BuildCache } from '../cache/analysis-cache.js';
 import type { CacheEntry, CacheFileWriter } from '../cache/cache-file.js';
 import type { SpillFile } from '../cache/spill-file.js';
 import type { Entity } from '../model/entity.js';
+import type { FileStamp } from '../model/file-stamp.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { readUnread, type UnreadSource } from '../discover/discover.js';
 import { releaseText, type SourceFile } from '../model/source-file.js';
@@ -22,8 +23,8 @@ export interface PrewarmOutputs {
   context(): AgentOutputContext;
   /** The early stage workers write each card and page into as they make it, if any; asked once, after context(). */
   stageDir?(): string | undefined;
-  /** Told each card and page a worker wrote into the early stage, with its sha256. */
-  onStaged?(path: string, sha256: string): void;
+  /** Told each card and page a worker wrote into the early stage, with its sha256 and its stamp as written. */
+  onStaged?(path: string, sha256: string, stamp: FileStamp): void;
   /** Told when a worker could not write into the early stage: it will not be published. */
   onStageFailed?(): void;
 }
@@ -121,9 +122,10 @@ export async function prewarmCache(
       // Bytes kept in memory are copied out of the record, which need not outlive it.
       cache.cards.set(cardKey, { ...card, bytes: spilled ? spilled[nextCard++]! : Buffer.from(card.bytes as Uint8Array) });
       cache.pages.set(pageKey, page);
-      if (!one.where.staged) continue;
-      outputs?.onStaged?.(one.where.cardPath, card.sha256);
-      outputs?.onStaged?.(one.where.pagePath, page.sha256);
+      const { staged } = one.where;
+      if (!staged) continue;
+      outputs?.onStaged?.(one.where.cardPath, card.sha256, staged.card);
+      outputs?.onStaged?.(one.where.pagePath, page.sha256, staged.page);
     }
     onProgress?.((done += batch.length));
   };

@@ -139,6 +139,8 @@ export interface RecordInput {
   baseline: { path: string; stamp: FileStamp | null; sha256?: string };
   outDir: string;
   outputs: readonly { path: string; sha256: string }[];
+  /** Stamps taken as outputs were written, by path in the output folder; the others are taken now. */
+  outputStamps?: ReadonlyMap<string, FileStamp>;
   diagnostics: Diagnostic[];
   suppressed: number;
   agentCount: number;
@@ -150,8 +152,9 @@ export interface RecordInput {
 /**
  * Records the stat index after a clean publish. Inputs carry the stamps taken
  * before they were read, so a change made during the build is seen next time;
- * outputs are stamped now, after publishing. Nothing is recorded when any
- * input lacks a stamp.
+ * outputs carry the stamps taken as they were written, when known (a change
+ * made to one since is seen next time too), or are stamped now, after
+ * publishing. Nothing is recorded when any input lacks a stamp.
  */
 export function recordUpToDate(input: RecordInput): void {
   const key = indexKey(input.options);
@@ -166,7 +169,7 @@ export function recordUpToDate(input: RecordInput): void {
     outFolder(input.outDir),
     ...input.outputs.map((o) => {
       const file = path.join(input.outDir, o.path);
-      return { path: file, stamp: stampOf(file), sha256: o.sha256 };
+      return { path: file, stamp: input.outputStamps?.get(o.path) ?? stampOf(file), sha256: o.sha256 };
     }),
   ];
   const absolute = new Map<string, string>([...sources, ...(input.config ? [input.config] : [])].map((s) => [s.path, s.absolutePath]));
