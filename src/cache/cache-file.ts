@@ -127,27 +127,28 @@ export class CacheFileWriter {
       again.finish(cache);
       return;
     }
-    let group: CacheEntry[] = [];
-    const flush = () => {
-      if (!this.record(serialize(group))) throw new Error(`cannot write the cache file in ${this.dir}`);
-      group = [];
-    };
-    for (const tag of Object.keys(MAPS) as Tag[]) {
-      for (const [key, value] of MAPS[tag](cache) as Map<string, unknown>) {
-        if (!cache.used.has(key) || this.written.has(key)) continue;
-        // A card whose bytes wait in the spill file is read back for the file, a group at a time.
-        group.push([tag, key, tag === 'c' ? inMemory(value as CachedCard) : value] as CacheEntry);
-        if (group.length >= GROUP) flush();
-      }
-    }
-    if (group.length > 0) flush();
-    const fd = this.fd;
-    if (!this.write([this.hash.digest()], MAGIC.length + 4)) throw new Error(`cannot write the cache file in ${this.dir}`);
-    this.fd = undefined;
     try {
-      closeSync(fd);
+      let group: CacheEntry[] = [];
+      const flush = () => {
+        if (!this.record(serialize(group))) throw new Error(`cannot write the cache file in ${this.dir}`);
+        group = [];
+      };
+      for (const tag of Object.keys(MAPS) as Tag[]) {
+        for (const [key, value] of MAPS[tag](cache) as Map<string, unknown>) {
+          if (!cache.used.has(key) || this.written.has(key)) continue;
+          // A card whose bytes wait in the spill file is read back for the file, a group at a time.
+          group.push([tag, key, tag === 'c' ? inMemory(value as CachedCard) : value] as CacheEntry);
+          if (group.length >= GROUP) flush();
+        }
+      }
+      if (group.length > 0) flush();
+      if (!this.write([this.hash.digest()], MAGIC.length + 4)) throw new Error(`cannot write the cache file in ${this.dir}`);
+      closeSync(this.fd);
+      this.fd = undefined;
       renameSync(this.temp, path.join(this.dir, FILE));
     } catch (error) {
+      // Nothing half-written stays beside the cache file.
+      this.discard();
       rmSync(this.temp, { force: true });
       throw error;
     }

@@ -1,0 +1,78 @@
+// The cache file: records appended as worker threads serialised them, the rest written at the end, atomically.
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { serialize } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import { createBuildCache, type CachedCard, type FileAnalysis } from '../src/cache/analysis-cache.js';
+import { CacheFileWriter, loadCacheFile, saveCacheFile, type CacheEntry } from '../src/cache/cache-file.js';
+import { makeTempDir } from './support/temp-repo.js';
+
+const analysis = (n: number): FileAnalysis => ({ data: { slug: `agent-${n}`, goals: [{ id: 'g', target: n }] }, digest: `${n}`.padStart(64, '0'), diagnostics: [] });
+const card = (n: number): CachedCard => ({ view: { name: `Agent ${n}` } as CachedCard['view'], bytes: Buffer.from(`{"name":"Agent ${n}"}\n`), sha256: `${n}`.padStart(64, 'c') });
+
+/** Files beside the cache file that a finished or dropped writer must not leave. */
+const leftovers = (dir: string) => readdirSync(dir).filter((f) => f.startsWith('.'));
+
+describe('cache file', () => {
+  it('holds the records appended while the build ran and every other live entry, once each', async () => {
+    const dir = path.join(makeTempDir(), 'cache');
+    const writer = CacheFileWriter.open(dir)!;
+    // Two batches as a worker answers them: each file's analysis, then its card and page.
+    const batches: CacheEntry[][] = [
+      [['a', 'a1', analysis(1)], ['c', 'c1', card(1)], ['p', 'p1', { sha256: 'f'.repeat(64), size: 10 }], ['a', 'a2', analysis(2)]],
+      [['a', 'a3', analysis(3)]],
+    ];
+    for (const entries of batches) expect(writer.append(serialize(entries), entries)).toBe(true);
+    const cache = createBuildCache();
+    for (const entries of batches) {
+      for (const [tag, key, value] of entries) {
+        (tag === 'a' ? cache.analyses : tag === 'c' ? cache.cards : cache.pages).set(key, value as never);
+        if (tag === 'a') cache.used.add(key);
+      }
+    }
+    // Made by this thread, used: written at the end. Not used: left out.
+    cache.analyses.set('a4', analysis(4));
+    cache.used.add('a4');
+    cache.analyses.set('stale', analysis(5));
+    await saveCacheFile(dir, cache, writer);
+    expect(leftovers(dir)).toEqual([]);
+
+    const { cache: loaded, miss } = await loadCacheFile(dir);
+    expect(miss).toBeUndefined();
+    expect([...loaded.analyses.keys()].sort()).toEqual(['a1', 'a2', 'a3', 'a4']);
+    expect(loaded.analyses.get('a3')).toEqual(analysis(3));
+    expect(loaded.analyses.get('a4')).toEqual(analysis(4));
+    expect(Buffer.from(loaded.cards.get('c1')!.bytes as Uint8Array).toString()).toBe('{"name":"Agent 1"}\n');
+    expect(loaded.pages.get('p1')).toEqual({ sha256: 'f'.repeat(64), size: 10 });
+  });
+
+  it('leaves the last cache file as it was, and nothing beside it, when saving fails', async () => {
+    const dir = path.join(makeTempDir(), 'cache');
+    const before = createBuildCache();
+    before.analyses.set('a1', analysis(1));
+    before.used.add('a1');
+    await saveCacheFile(dir, before);
+    const saved = readFileSync(path.join(dir, 'cache.bin'));
+
+    const writer = CacheFileWriter.open(dir)!;
+    const entries: CacheEntry[] = [['a', 'a2', analysis(2)]];
+    writer.append(serialize(entries), entries);
+    const cache = createBuildCache();
+    // A card whose bytes can no longer be read (its spill file is gone).
+    cache.cards.set('c1', { ...card(1), bytes: { size: 3, read: () => { throw new Error('spill file ended early'); } } });
+    cache.used.add('c1');
+    await expect(saveCacheFile(dir, cache, writer)).rejects.toThrow('spill file ended early');
+    expect(leftovers(dir)).toEqual([]);
+    expect(readFileSync(path.join(dir, 'cache.bin')).equals(saved)).toBe(true);
+
+    // A writer the build stopped before finishing leaves nothing either.
+    CacheFileWriter.open(dir)!.discard();
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  it('is not started where its folder cannot be made', () => {
+    const root = makeTempDir();
+    writeFileSync(path.join(root, 'file'), '');
+    expect(CacheFileWriter.open(path.join(root, 'file', 'cache'))).toBeUndefined();
+  });
+});
