@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
@@ -7,6 +7,7 @@ import { isRecord } from '../model/guards.js';
 import { knocBuildId } from '../model/version.js';
 import { bytesOf, isDeferred } from '../model/deferred-bytes.js';
 import { createBuildCache, type BuildCache, type CachedCard, type CachedPage, type FileAnalysis } from './analysis-cache.js';
+import { writePartsAt } from './write-parts.js';
 
 const MAGIC = Buffer.from('KNOCACHE');
 const FORMAT = 2;
@@ -181,13 +182,7 @@ export class CacheFileWriter {
   private write(parts: Uint8Array[], position: number): boolean {
     if (this.fd === undefined) return false;
     try {
-      const total = parts.reduce((sum, part) => sum + part.byteLength, 0);
-      let done = writevSync(this.fd, parts, position);
-      if (done < total) {
-        // A short write (rare for a regular file): the rest from one joined copy.
-        const joined = Buffer.concat(parts);
-        while (done < total) done += writeSync(this.fd, joined, done, total - done, position + done);
-      }
+      writePartsAt(this.fd, parts, position);
       return true;
     } catch {
       this.discard();

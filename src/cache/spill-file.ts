@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { DeferredBytes } from '../model/deferred-bytes.js';
+import { writePartsAt } from './write-parts.js';
 
 /** Closes a spill file's descriptor once nothing can read from it any more. */
 const closer = new FinalizationRegistry<number>((fd) => {
@@ -44,12 +45,7 @@ export class SpillFile {
     const start = this.end;
     const total = parts.reduce((sum, part) => sum + part.byteLength, 0);
     try {
-      let done = parts.length > 0 ? writevSync(fd, parts as Uint8Array[], start) : 0;
-      if (done < total) {
-        // A short write (rare for a regular file): the rest from one joined copy.
-        const joined = Buffer.concat(parts);
-        while (done < total) done += writeSync(fd, joined, done, total - done, start + done);
-      }
+      writePartsAt(fd, parts, start);
     } catch {
       return undefined;
     }

@@ -3,7 +3,7 @@ import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdi
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
-import type { FileStamp } from '../model/file-stamp.js';
+import { stampFrom, type FileStamp } from '../model/file-stamp.js';
 import { faultPoint, lockWaitMs } from './fault-hook.js';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
@@ -310,8 +310,7 @@ function writeStamped(target: string, bytes: string | Uint8Array): FileStamp {
   const fd = openSync(target, 'w');
   try {
     writeFileSync(fd, bytes);
-    const info = fstatSync(fd);
-    return { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
+    return stampFrom(fstatSync(fd));
   } finally {
     closeSync(fd);
   }

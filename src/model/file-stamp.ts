@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 
 /**
  * What `lstat` says about a file or folder, enough to tell that it has not
@@ -19,11 +19,15 @@ export interface FileStamp {
 export function stampOf(absolutePath: string): FileStamp | null {
   try {
     const info = lstatSync(absolutePath, { throwIfNoEntry: false });
-    if (!info) return null;
-    return { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino, ...(info.isDirectory() ? { dir: true } : {}) };
+    return info ? stampFrom(info) : null;
   } catch {
     return null;
   }
+}
+
+/** The stamp of what `lstat` or `fstat` said. */
+export function stampFrom(info: Stats): FileStamp {
+  return { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino, ...(info.isDirectory() ? { dir: true } : {}) };
 }
 
 /** A digest of a folder's entry names, sorted: what a folder stamp stands for when its times cannot be trusted. */
