@@ -10,6 +10,7 @@ import type { SourceFile } from '../model/source-file.js';
 import { knocCodeStamp } from '../model/version.js';
 import { writeFramedFile } from './framed-file.js';
 import { TextColumn } from './text-column.js';
+import { writePartsAt } from './write-parts.js';
 import type { RecordedReport } from './stat-index.js';
 import type { AgentCard } from '../project/a2a-types.js';
 import { SERVICE_CLASS_URI } from '../project/extension-uris.js';
@@ -412,7 +413,7 @@ function parseKind(schema: string | undefined): string | undefined {
 
 /**
  * Writes a file atomically (a temporary name, then a rename): `fill` writes
- * the body through `write` (buffered about a megabyte at a time) and returns
+ * the body through `write` (written about a megabyte at a time) and returns
  * the prefix, written last over the space kept for it at the start.
  */
 function writeAtomically(dir: string, file: string, fill: (write: (bytes: Buffer) => void) => Buffer): void {
@@ -427,10 +428,10 @@ function writeAtomically(dir: string, file: string, fill: (write: (bytes: Buffer
       let at = PREFIX_LENGTH;
       let pending: Buffer[] = [];
       let size = 0;
+      // The parts go to the kernel as they are (one vectored write), not first joined into one more copy.
       const flush = () => {
-        const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, size);
-        writeAt(chunk, at);
-        at += chunk.length;
+        writePartsAt(fd, pending, at);
+        at += size;
         pending = [];
         size = 0;
       };
