@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { KnocConfig } from '../model/config.js';
@@ -422,9 +422,6 @@ function writeAtomically(dir: string, file: string, fill: (write: (bytes: Buffer
   try {
     const fd = openSync(temp, 'w');
     try {
-      const writeAt = (bytes: Buffer, position: number) => {
-        for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
-      };
       let at = PREFIX_LENGTH;
       let pending: Buffer[] = [];
       let size = 0;
@@ -442,7 +439,7 @@ function writeAtomically(dir: string, file: string, fill: (write: (bytes: Buffer
       });
       if (pending.length > 0) flush();
       if (prefix.length !== PREFIX_LENGTH) throw new Error('the prefix has the wrong length');
-      writeAt(prefix, 0);
+      writePartsAt(fd, [prefix], 0);
     } finally {
       closeSync(fd);
     }
