@@ -108,6 +108,20 @@ describe('an incremental build after blueprints changed in content', () => {
     for (const [name, change] of declines) expect(expectSameAsFullBuild(root, change).incremental, name).toBe(false);
   }, 300_000);
 
+  it('with an id two blueprints share (its finding made a warning), declines an edit of its second holder and takes one of its first, as a full build reports them', () => {
+    const root = copyRepo(repoRoot);
+    const config = path.join(root, 'knoc.config.yaml');
+    writeFileSync(config, `${readFileSync(config, 'utf8')}rules:\n  KNO3002: warning\n`);
+    // cost-watchdog takes access-auditor's id; bound after it, it is the second holder, the one the warning names.
+    const id = /^id: (.*)$/m.exec(readFileSync(blueprint(root, 'access-auditor'), 'utf8'))![1]!;
+    edit(blueprint(root, 'cost-watchdog'), /^id: .*$/m, `id: ${id}`);
+    const first = runCli(['build', '--root', root]);
+    expect(first.status).toBe(0);
+    expect(first.stderr).toContain('KNO3002');
+    expect(expectSameAsFullBuild(root, (r) => edit(blueprint(r, 'cost-watchdog'), /^title: .*$/m, 'title: Cost Watchdog, edited')).incremental).toBe(false);
+    expect(expectSameAsFullBuild(root, (r) => edit(blueprint(r, 'access-auditor'), /^title: .*$/m, 'title: Access Auditor, edited')).incremental).toBe(true);
+  }, 300_000);
+
   it('splices the fleet page of a fleet too large for a diagram: changed rows and domain entries only, the same bytes', () => {
     const root = makeTempDir();
     writeCorpus(root, generateCorpus({ n: 60, domains: 12 }));

@@ -114,6 +114,8 @@ export interface EditHead extends Omit<EditState, 'entities'> {
   ids: TextColumn;
   /** The distinct values of `schemaRefs`. */
   distinctSchemaRefs: string[];
+  /** No two entities share an id: an edit that keeps a file's id then knows that file holds it alone, without reading `ids`. */
+  idsDistinct: boolean;
   /** Every domain's record (all of its data), by position. */
   domains: [number, EntityRecord][];
   /** Over every bound agent: how many perceive each domain slug (the orphan-domain rule reads it). */
@@ -159,6 +161,7 @@ export function saveEditState(dir: string, state: EditState): void {
       knoc: knocCodeStamp(),
       count: entities.length,
       distinctSchemaRefs: [...new Set(columns.schemaRefs)],
+      idsDistinct: isDistinct(columns.ids.filter((id) => id !== '')),
       domains: entities.flatMap((e, i): [number, EntityRecord][] => (parseKind(e.schema) === DOMAIN_KIND ? [[i, e]] : [])),
       perceivedCount: perceivedCountOf(entities),
       offsets,
@@ -176,6 +179,10 @@ export function saveEditState(dir: string, state: EditState): void {
     createHash('sha256').update(headBytes).digest().copy(prefix, MAGIC.length + 16);
     return prefix;
   });
+}
+
+function isDistinct(values: readonly string[]): boolean {
+  return new Set(values).size === values.length;
 }
 
 /** How many bound agents perceive each domain slug, counting an agent once per mention (as the orphan rule reads them). */
@@ -243,6 +250,8 @@ export function openEditState(dir: string, token: string, overlay?: Pick<EditLog
     const head = deserialize(headBytes) as EditHead & { knoc: unknown; offsets: unknown; digests: unknown; count: unknown; sections: unknown; sectionDigests: unknown };
     if (!isRecord(head) || head.knoc !== knocCodeStamp() || head.token !== token || !(head.offsets instanceof Float64Array) || !Buffer.isBuffer(head.digests) || typeof head.count !== 'number') throw new Error('foreign');
     const { offsets, digests, count, sections, sectionDigests } = head;
+    // Anything but a recorded true means the column must be searched.
+    head.idsDistinct = head.idsDistinct === true;
     const batches = Math.ceil(count / RECORD_BATCH);
     if (offsets.length !== batches + 1 || digests.length !== 32 * batches || !Array.isArray(sections) || sections.length !== COLUMNS.length || !Buffer.isBuffer(sectionDigests) || sectionDigests.length !== 32 * COLUMNS.length) throw new Error('damaged');
     // The columns follow the records, one after another, to the end of the body.

@@ -231,11 +231,12 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
 const symbols = recordedSymbols(head, replaced);
   const changedEntities = [...replaced.values()].filter((e) => e !== undefined);
   // Another file holding a changed file's id or slug first would be a finding about both: the full build reports it.
+  // (Each changed file kept its id, checked above: with no id shared when the state was written, it holds it alone.)
   for (const entity of changedEntities) {
     const kind = entity.schema?.name;
     const id = stringField(entity.data, 'id');
     const slug = stringField(entity.data, 'slug');
-    if ((id !== undefined && symbols.byId.get(id) !== entity) || (kind !== undefined && slug !== undefined && symbols.bySlug.get(kind)?.get(slug) !== entity)) return declined(`the id or slug of ${entity.source.path} is also another file's`);
+    if ((id !== undefined && !head.idsDistinct && symbols.byId.get(id) !== entity) || (kind !== undefined && slug !== undefined && symbols.bySlug.get(kind)?.get(slug) !== entity)) return declined(`the id or slug of ${entity.source.path} is also another file's`);
   }
   const unreadable = new Set(targets.filter(({ position }) => {
     const entity = replaced.get(position);
@@ -458,9 +459,9 @@ function recordedSymbols(head: EditHead, replaced: ReadonlyMap<number, Entity | 
       const data: Record<string, unknown> = {};
       if (schemaRef !== '') data.$schema = schemaRef;
       const slug = head.slugs.at(i);
-      const id = head.ids.at(i);
       if (slug !== '') data.slug = slug;
-      if (id !== '') data.id = id;
+      // Its id is read from its column only when something asks for it (a lookup by id): resolving a blueprint's references by slug never does.
+      Object.defineProperty(data, 'id', { enumerable: true, configurable: true, get: () => head.ids.at(i) || undefined });
       const schema = parseSchemaRef(schemaRef);
       // Its paths are read from their columns only if a finding names the file.
       const source = {
