@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -8,6 +8,7 @@ import { isRecord } from '../model/guards.js';
 import { knocCodeStamp } from '../model/version.js';
 import { loadEditLog, type EditLog } from './edit-state.js';
 import { writeFramedFile } from './framed-file.js';
+import { readStamp } from './read-stamp.js';
 import { DigestColumn, PathColumn } from './stat-columns.js';
 
 const MAGIC = Buffer.from('KNOCSTAT');
@@ -229,12 +230,15 @@ export function changedSince(index: Pick<LoadedStatIndex, 'paths' | 'numbers' | 
   return changed;
 }
 
+/** The stamp just read, reused for every path. */
+const now = new Float64Array(5);
+
 function sameAsRecorded(paths: PathColumn, numbers: Float64Array, sha256: DigestColumn, i: number, writtenMs: number, here: string): boolean {
   const at = i * 5;
-  const info = lstatSync(paths.fromHere(i, here), { throwIfNoEntry: false });
-  if (numbers[at]! < 0 || !info) return (numbers[at]! < 0) === !info;
+  const present = readStamp(paths.fromHere(i, here), now);
+  if (numbers[at]! < 0 || !present) return (numbers[at]! < 0) === !present;
   const dir = numbers[at + 4] === 1;
-  if (info.size !== numbers[at] || info.mtimeMs !== numbers[at + 1] || info.ctimeMs !== numbers[at + 2] || info.ino !== numbers[at + 3] || info.isDirectory() !== dir) return false;
+  if (now[0] !== numbers[at] || now[1] !== numbers[at + 1] || now[2] !== numbers[at + 2] || now[3] !== numbers[at + 3] || now[4] !== numbers[at + 4]) return false;
   if (Math.max(numbers[at + 1]!, numbers[at + 2]!) < writtenMs) return true;
   const expected = sha256.get(i);
   if (!expected) return false;
@@ -254,8 +258,7 @@ export function intactBelow(index: LoadedStatIndex, folder: string): Map<string,
     const at = i * 5;
     if (index.sha256.present[i] !== 1 || index.numbers[at + 4] === 1 || Math.max(index.numbers[at + 1]!, index.numbers[at + 2]!) >= index.writtenMs) continue;
     const file = index.paths.at(i);
-    const info = lstatSync(file, { throwIfNoEntry: false });
-    if (!info || info.size !== index.numbers[at] || info.mtimeMs !== index.numbers[at + 1] || info.ctimeMs !== index.numbers[at + 2] || info.ino !== index.numbers[at + 3] || !info.isFile()) continue;
+    if (!readStamp(file, now) || now[0] !== index.numbers[at] || now[1] !== index.numbers[at + 1] || now[2] !== index.numbers[at + 2] || now[3] !== index.numbers[at + 3] || now[4] !== 0) continue;
     intact.set(file.slice(prefix.length).split(path.sep).join('/'), index.sha256.get(i));
   }
   return intact;
