@@ -228,11 +228,14 @@ function bisect(bytes: Bytes, low: number, high: number, marker: string, order: 
 /**
  * The sha256 of the file `source` (`length` bytes) with `edits` (sorted, not
  * overlapping) written over it, read through one buffer kept for the purpose:
- * hashing a file of megabytes touches no new memory.
+ * hashing a file of megabytes touches no new memory. The buffer is small: each
+ * fresh page costs a fault, and a chunk that stays in the processor's cache
+ * hashes faster (7.5 MB of an edit at 10,000 blueprints: 8 ms through 128 KB,
+ * 15-19 ms through 1 MB, fresh processes).
  */
 function hashPatched(source: string, length: number, edits: readonly { start: number; end: number; bytes: Buffer }[]): string {
   const hash = createHash('sha256');
-  scratch ??= Buffer.allocUnsafe(1 << 20);
+  scratch ??= Buffer.allocUnsafe(HASH_CHUNK);
   const buffer = scratch;
   const fd = openSync(source, 'r');
   try {
@@ -258,6 +261,8 @@ function hashPatched(source: string, length: number, edits: readonly { start: nu
 }
 
 let scratch: Buffer | undefined;
+
+const HASH_CHUNK = 128 * 1024;
 
 /** The first `marker` from `from` that starts within `span` bytes, or -1. */
 function windowIndexOf(bytes: Bytes, marker: string, from: number, span: number): number {
