@@ -10,9 +10,9 @@
 // What stays a module of its own, imported by the bundle at run time:
 // - every module the CLI has already loaded when it loads the edit path (one instance per process);
 // - every dynamic import (loaded only when needed: the full parser, a validator compile);
-// - every package in node_modules, and Node's own modules;
-// - the fault hook (tests count the publish steps of a whole run through it).
-// Every other module is copied in. The bundle sits in lib/pipeline/, at the depth of every module it
+// - every package in node_modules, and Node's own modules.
+// Every other module is copied in (a module whose state the whole process shares keeps it on
+// `globalThis`, as the fault hook does, so its copy in the bundle sees the same). The bundle sits in lib/pipeline/, at the depth of every module it
 // holds (lib/<folder>/), so paths taken from `import.meta.url` resolve as before.
 import { build } from 'esbuild';
 import { writeFileSync } from 'node:fs';
@@ -24,8 +24,6 @@ const entry = path.join(lib, 'pipeline/incremental.js');
 const outfile = path.join(lib, 'pipeline/incremental.bundle.cjs');
 /** Loaded by the CLI before an edit loads the incremental build. */
 const loadedFirst = ['cli/main.js', 'cli/commands/build.js', 'pipeline/edit-path.js'].map((file) => path.join(lib, file));
-/** Modules whose state the whole process must share. */
-const shared = new Set(['emit/fault-hook.js'].map((file) => path.join(lib, file)));
 /** The first line of the bundle (src/cache/bundle-loader.ts reads it). */
 const BANNER = '// knoc bundle ';
 
@@ -44,7 +42,7 @@ const keepApart = {
     b.onResolve({ filter: /^\./ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
       const target = path.resolve(args.resolveDir, args.path);
-      if (args.kind !== 'dynamic-import' && !loaded.has(target) && !shared.has(target)) return undefined;
+      if (args.kind !== 'dynamic-import' && !loaded.has(target)) return undefined;
       const relative = path.relative(here, target).split(path.sep).join('/');
       return { path: relative.startsWith('.') ? relative : `./${relative}`, external: true };
     }),

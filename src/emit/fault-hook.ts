@@ -8,13 +8,19 @@
  * pauses there, and any other action (`ENOSPC`, `EROFS`, `EACCES`) makes that
  * operation fail with that error code. `count` reports every step on stderr.
  */
+const STATE = Symbol.for('knoc.fault-hook');
+
 interface FaultPlan {
   at: number;
   action: string;
 }
 
-let plan: FaultPlan | 'count' | undefined | null = null;
-let steps = 0;
+/**
+ * The plan and the steps counted so far, one per process: the edit path's
+ * bundle holds its own copy of this module (scripts/bundle-edit-path.mjs),
+ * and a run's steps are counted across both.
+ */
+const state = ((globalThis as { [STATE]?: { plan: FaultPlan | 'count' | undefined | null; steps: number } })[STATE] ??= { plan: null, steps: 0 });
 
 function readPlan(): FaultPlan | 'count' | undefined {
   // eslint-disable-next-line no-restricted-globals
@@ -27,9 +33,10 @@ function readPlan(): FaultPlan | 'count' | undefined {
 
 /** Marks one file-system change of a publish (`op` on `target`); under a test fault plan it may fail, pause or die here. */
 export function faultPoint(op: string, target: string): void {
-  if (plan === null) plan = readPlan();
+  if (state.plan === null) state.plan = readPlan();
+  const { plan } = state;
   if (plan === undefined) return;
-  steps++;
+  const steps = ++state.steps;
   // eslint-disable-next-line no-restricted-globals
   if (plan === 'count') return void process.stderr.write(`knoc fault point ${steps}: ${op} ${target}\n`);
   if (steps !== plan.at) return;
