@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { serialize } from 'node:v8';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fastParseYaml } from '../src/parse/fast-yaml.js';
@@ -46,6 +47,26 @@ describe('fast YAML reader', () => {
     for (const file of files) if (!expectAgreement(readFileSync(file, 'utf8'))) declined.push(path.relative(repoRoot, file));
     // The example content is the subset the reader exists for: none of it may need the slow path.
     expect(declined.filter((f) => f.startsWith('content'))).toEqual([]);
+  });
+
+  it('holds a value one byte a character when its characters allow, whatever else the file holds', () => {
+    // V8's serialiser writes a string as it is held: tag 0x22 for one byte a character, 0x63 for two.
+    const strings = (value: unknown): string[] =>
+      typeof value === 'string' ? [value] : Array.isArray(value) ? value.flatMap(strings) : typeof value === 'object' && value !== null ? Object.values(value).flatMap(strings) : [];
+    const heldAsRead = (text: string) => {
+      expect(expectAgreement(text)).toBe(true);
+      const held = strings(fastParseYaml(text, 64)).map((value) => [value, serialize(value)[2] === 0x22 ? 'one byte' : 'two bytes']);
+      expect(held).toEqual(strings(fastParseYaml(text, 64)).map((value) => [value, /[\u0100-\uffff]/.test(value) ? 'two bytes' : 'one byte']));
+      return held.length;
+    };
+    const blueprint = readFileSync(path.join(repoRoot, 'content', 'agent-blueprints', 'access-auditor.kno'), 'utf8');
+    expect(blueprint).toMatch(/^# .*─/m);
+    expect(heldAsRead(blueprint)).toBeGreaterThan(20);
+    // A wide character in a value, and after a value on its line: those lines' values are copied narrow.
+    expect(heldAsRead(`${blueprint}x-note: box ─ drawing and a long latin-1 tail, café\nx-other: plain value long enough to be a slice # ─\n`)).toBeGreaterThan(20);
+    // U+010A keeps 0x0A as its low byte, a line break in a one-byte copy of the text: the lines still line up.
+    expect(heldAsRead(`# a comment with \u010a in it\n${blueprint}`)).toBeGreaterThan(20);
+    expect(heldAsRead(`x-first: long value before the break, long enough\n# \u010a\u0a0a\nx-second: long value after the break, long enough\n`)).toBe(2);
   });
 
   it('agrees with yaml on every fixture it accepts, including the broken ones', () => {

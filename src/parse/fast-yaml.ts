@@ -13,6 +13,8 @@
  * when a later finding needs one.
  */
 
+import { narrowStrings } from '../model/narrow-strings.js';
+
 /** Returned by every reader when the text leaves the subset. */
 class Unsupported extends Error {}
 const UNSUPPORTED = new Unsupported();
@@ -35,11 +37,21 @@ interface Line {
   text: string;
 }
 
-/** The data of `text` when it is a document in the subset, else `undefined`. */
+/** A character outside Latin-1: a text holding one is held two bytes a character, and so is every slice of it. */
+const WIDE = /[\u0100-\uffff]/;
+
+/**
+ * The data of `text` when it is a document in the subset, else `undefined`.
+ * Its strings are held one byte a character wherever their characters allow
+ * (see `narrowStrings`): a file with one box-drawing character in a comment
+ * would otherwise make every value cut from it two bytes a character.
+ */
 export function fastParseYaml(text: string, maxDepth: number): unknown {
   if (AWKWARD.test(text)) return undefined;
   try {
-    return new Reader(text, maxDepth).document();
+    const reader = new Reader(text, maxDepth);
+    const value = reader.document();
+    return reader.wideContent ? narrowStrings(value, text) : value;
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
     throw error;
@@ -49,17 +61,31 @@ export function fastParseYaml(text: string, maxDepth: number): unknown {
 class Reader {
   private readonly lines: Line[];
   private at = 0;
+  /** True when a line that is not a comment holds a character outside Latin-1: its values may be held two bytes a character. */
+  readonly wideContent: boolean = false;
 
   constructor(
     text: string,
     private readonly maxDepth: number,
   ) {
     const raw = text.split('\n');
-    this.lines = raw.map((line) => {
+    // With a character outside Latin-1 anywhere, every line but those holding one is read from a one-byte copy of the
+    // text: the same characters there (each is below 0x100), and the values cut from it are one byte a character.
+    const wideText = WIDE.test(text);
+    let narrow = wideText ? Buffer.from(text, 'latin1').toString('latin1').split('\n') : undefined;
+    // The copy keeps each character's low byte: one that becomes a line break (U+010A) would shift every line after it.
+    if (narrow && narrow.length !== raw.length) narrow = undefined;
+    let wideContent = wideText && !narrow;
+    this.lines = raw.map((wide, i) => {
+      const holdsWide = narrow !== undefined && WIDE.test(wide);
+      const line = narrow && !holdsWide ? narrow[i]! : wide;
       let indent = 0;
       while (line.charCodeAt(indent) === 32) indent++;
+      // Not a comment line (`#` first): a value may be cut from it.
+      if (holdsWide && line.charCodeAt(indent) !== 0x23) wideContent = true;
       return { indent, text: line.slice(indent) };
     });
+    this.wideContent = wideContent;
   }
 
   document(): unknown {

@@ -39,7 +39,6 @@ export function parseFile(source: SourceFile): ParseResult {
   // Most files are plain block YAML: read those without building a syntax tree; positions come later, if a finding needs one.
   const text = source.text;
   const fast = fastParseYaml(text, limits.maxDepth);
-  if (isRecord(fast)) narrowStrings(fast, text);
   if (isRecord(fast)) return { entity: { source, data: fast, locator: lazyLocator(() => source.text), schema: parseSchemaRef(fast.$schema), digest: digestOf(fast) }, diagnostics: [] };
   return parseFileFully(source, limits);
 }
