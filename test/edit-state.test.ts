@@ -105,4 +105,43 @@ describe('edit state', () => {
       open.close();
     }
   });
+
+  it('finds a record by its report path without reading the column, and never names a wrong one', () => {
+    const dir = makeTempDir();
+    const state = stateOf(200);
+    // In bind order, as a build saves it: the content's paths sorted.
+    state.entities.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    saveEditState(dir, state);
+    const file = path.join(dir, 'edit-state.bin');
+    const sorted = openEditState(dir, 'token-1')!;
+    try {
+      state.entities.forEach((e, i) => expect(sorted.seekPath(e.path)).toBe(i));
+      for (const absent of ['', 'content/zz.kno', 'a', state.entities[5]!.path.slice(0, -1), `${state.entities[5]!.path}x`]) expect(sorted.seekPath(absent)).toBe(-1);
+    } finally {
+      sorted.close();
+    }
+    // One byte of the paths column changed: the column reads as damage, and seeking still finds only what is there.
+    const saved = readFileSync(file);
+    const at = saved.lastIndexOf(Buffer.from(`\u0000${state.entities[37]!.path}\u0000`)) + 'content/agent-blueprints/a-'.length + 1;
+    saved[at] = 0x7e;
+    writeFileSync(file, saved);
+    const damaged = openEditState(dir, 'token-1')!;
+    try {
+      expect(() => damaged.head.paths).toThrow(DamagedState);
+      const found = state.entities.map((e, i) => [i, damaged.seekPath(e.path)]);
+      expect(found.filter(([i, seek]) => seek !== -1 && seek !== i)).toEqual([]);
+      expect(found.filter(([, seek]) => seek === -1).length).toBeLessThan(50);
+      expect(damaged.record(found[150]![1]!)).toEqual(state.entities[150]);
+    } finally {
+      damaged.close();
+    }
+    // Saved out of order, a seek may miss, but names no wrong record.
+    saveEditState(dir, stateOf(200));
+    const unsorted = openEditState(dir, 'token-1')!;
+    try {
+      stateOf(200).entities.forEach((e, i) => expect([-1, i]).toContain(unsorted.seekPath(e.path)));
+    } finally {
+      unsorted.close();
+    }
+  });
 });

@@ -211,6 +211,9 @@ export class DamagedState extends Error {
   }
 }
 
+/** The longest value a seek reads: a report path longer than this is found by reading its column. */
+const MAX_SEEK_VALUE = 64 * 1024;
+
 /** The per-entity columns of the head. */
 const COLUMNS = ['paths', 'absolutePaths', 'schemaRefs', 'slugs', 'ids'] as const;
 type Column = (typeof COLUMNS)[number];
@@ -220,6 +223,14 @@ export interface OpenEditState {
   head: EditHead;
   /** The record at a bind position, as the last build left it (edits since the full build included); undefined when unreadable. */
   record(position: number): EntityRecord | undefined;
+  /**
+   * The position of the entity whose report path is `path`, found without
+   * reading the column: its values are in bind order, content sorted by path
+   * and then the specs, so it is bisected where it lies in the file. The bytes
+   * read are not checked: confirm what it finds by the record. -1 when not
+   * found that way (the column then answers).
+   */
+  seekPath(path: string): number;
   /** Every record, in bind order; undefined when any is unreadable. */
   all(): EntityRecord[] | undefined;
   close(): void;
@@ -315,9 +326,35 @@ export function openEditState(dir: string, token: string, overlay?: Pick<EditLog
       last.records[slot] = undefined;
       return found;
     };
+    // Bisects the report paths where they lie in the file, reading a few bytes a step; what it finds is checked by the caller.
+    const seekPath = (value: string): number => {
+      const [offset, length] = (sections as [number, number][])[COLUMNS.indexOf('paths')]!;
+      const startsLength = 4 * (count + 1);
+      const at = PREFIX_LENGTH + offset;
+      const starts = new Uint32Array(2);
+      const startsBytes = new Uint8Array(starts.buffer);
+      const valueAt = (i: number): string | undefined => {
+        if (readSync(fd, startsBytes, 0, 8, at + 4 * i) !== 8) return undefined;
+        const [from, to] = [starts[0]!, starts[1]!];
+        if (!(to > from && to - from <= MAX_SEEK_VALUE && startsLength + to - 1 <= length)) return undefined;
+        const bytes = Buffer.allocUnsafe(to - from - 1);
+        return readSync(fd, bytes, 0, bytes.length, at + startsLength + from) === bytes.length ? bytes.toString('utf8') : undefined;
+      };
+      let [low, high] = [0, count];
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        const found = valueAt(middle);
+        if (found === undefined) return -1;
+        if (found === value) return middle;
+        if (found < value) low = middle + 1;
+        else high = middle;
+      }
+      return -1;
+    };
     return {
       head,
       record,
+      seekPath,
       all() {
         const records: EntityRecord[] = [];
         for (let i = 0; i < count; i++) {

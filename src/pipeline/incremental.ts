@@ -181,11 +181,17 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
     const file = index.paths.at(slot);
     if (index.numbers[at]! < 0) return declined(`${file} was absent`);
     // Looked up by report path (the shorter column), else by absolute path; the record must then name this very file.
+    // The report paths are first bisected where they lie on disk (at 100,000 blueprints the column is megabytes); only
+    // when that finds no record of this file is the column read.
     const relative = path.relative(root, file).split(path.sep).join('/');
-    const byPath = relative.startsWith('../') || path.isAbsolute(relative) ? -1 : head.paths.indexOf(relative);
+    const below = !relative.startsWith('../') && !path.isAbsolute(relative);
+    const sought = below ? open.seekPath(relative) : -1;
+    const soughtRecord = sought >= 0 ? open.record(sought) : undefined;
+    const found = soughtRecord?.absolutePath === file && soughtRecord.path === relative;
+    const byPath = found ? sought : below ? head.paths.indexOf(relative) : -1;
     const position = byPath >= 0 ? byPath : head.absolutePaths.indexOf(file);
     if (position < 0) return declined(`${file} is not a blueprint source`);
-    const record = open.record(position);
+    const record = found ? soughtRecord : open.record(position);
     if (!record || record.absolutePath !== file) return declined(`the record of ${file} cannot be read`);
     if (record.origin !== 'content' || parseSchemaRef(record.schema)?.name !== AGENT_KIND) return declined(`${record.path} is not a blueprint`);
     targets.push({ position, slot, record });
