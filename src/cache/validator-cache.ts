@@ -7,10 +7,14 @@ import type { ValidateFunction } from 'ajv';
 import { knocCodeStamp } from '../model/version.js';
 import type { TemplateCodeCache } from '../render-pages/page-templates.js';
 import { formats, FORMATS_MODULE } from '../validate/formats.js';
+import { ucs2length, UCS2LENGTH_MODULE } from '../validate/ucs2length.js';
 import { writeAtomically } from './write-atomically.js';
 
 /** knoc's own require: generated validators load ajv's runtime helpers from knoc's dependencies, wherever the cache lives, and knoc's formats by their name. */
 const knocRequire = createRequire(import.meta.url);
+
+/** ajv's string-length helper as its module exports it (see ucs2length.ts). */
+const UCS2LENGTH = { default: ucs2length };
 
 /**
  * Validators for the given schemas as ajv standalone code, generated once per
@@ -76,7 +80,7 @@ function load(code: string, file: string): ValidateFunction {
   }
   const script = new Script(`(function (require, module, exports) {${code}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
   const module = { exports: {} as unknown };
-  const require = (id: string) => (id === FORMATS_MODULE ? formats : knocRequire(id));
+  const require = (id: string) => (id === FORMATS_MODULE ? formats : id === UCS2LENGTH_MODULE ? UCS2LENGTH : knocRequire(id));
   (script.runInThisContext() as (require: (id: string) => unknown, module: { exports: unknown }, exports: unknown) => void)(require, module, module.exports);
   const validate = module.exports as ValidateFunction;
   if (typeof validate !== 'function') throw new Error('not a validator');
