@@ -12,8 +12,9 @@
 // - every dynamic import (loaded only when needed: the full parser, a validator compile);
 // - every package in node_modules, and Node's own modules.
 // Every other module is copied in (a module whose state the whole process shares keeps it on
-// `globalThis`, as the fault hook does, so its copy in the bundle sees the same). The bundle sits in lib/pipeline/, at the depth of every module it
-// holds (lib/<folder>/), so paths taken from `import.meta.url` resolve as before.
+// `globalThis`, as the fault hook does, so its copy in the bundle sees the same). The bundle sits in
+// lib/pipeline/, at the depth of every module it holds (lib/<folder>/), so paths taken from
+// `import.meta.url` resolve as before.
 import { build } from 'esbuild';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
  * Reads what `lstat` says of `file` into the first five slots of `into`, as
  * the stat index records a stamp: size, modification time and change time in
  * milliseconds, inode, and 1 for a folder (0 otherwise). False, with `into`
- * untouched, when nothing is there (`ENOENT`, `ENOTDIR`); any other failure
- * throws as `lstatSync` does.
+ * untouched, when nothing is there; any other failure (a path below a file
+ * included) throws as `lstatSync` does.
  */
 export function readStamp(file: string, into: Float64Array): boolean {
   return (reader ??= chooseReader())(file, into);
@@ -43,8 +43,8 @@ function publicReader(file: string, into: Float64Array): boolean {
  * `lstatSync` calls, the same way: reached without a deprecation warning (not
  * under `--pending-deprecation`, not denied by the permission model),
  * `lstatSync` itself calling it with these arguments, and its answers equal
- * to `lstatSync`'s for a file, a folder and two missing paths. Otherwise, and
- * on any doubt, `lstatSync` it is.
+ * to `lstatSync`'s for a file, a folder, an absent path and a path below a
+ * file. Otherwise, and on any doubt, `lstatSync` it is.
  */
 function chooseReader(): Reader {
   try {

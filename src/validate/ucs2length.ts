@@ -3,7 +3,8 @@
  * `maxLength`: a surrogate pair is one, a lone surrogate one. The function
  * ajv's generated code requires as `ajv/dist/runtime/ucs2length`; the
  * standalone validators are given this one instead, so an edit does not
- * resolve and load a package module for it (test/validator-cache.test.ts compares the two).
+ * resolve and load a package module for it (test/validator-cache.test.ts
+ * compares the two).
  */
 export function ucs2length(text: string): number {
   const length = text.length;
