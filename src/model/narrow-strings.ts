@@ -1,5 +1,5 @@
 /** A character outside Latin-1: a string holding one needs two bytes a character in any case. */
-const WIDE = /[\u0100-\uffff]/;
+export const WIDE = /[\u0100-\uffff]/;
 /** Beyond ASCII: only such text may be held two bytes a character. */
 const NON_ASCII = /[\u0080-\uffff]/;
 

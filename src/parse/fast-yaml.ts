@@ -13,7 +13,7 @@
  * when a later finding needs one.
  */
 
-import { narrowStrings } from '../model/narrow-strings.js';
+import { narrowStrings, WIDE } from '../model/narrow-strings.js';
 
 /** Returned by every reader when the text leaves the subset. */
 class Unsupported extends Error {}
@@ -36,9 +36,6 @@ interface Line {
   /** The content: from `indent` to the end of the line, trailing spaces kept. */
   text: string;
 }
-
-/** A character outside Latin-1: a text holding one is held two bytes a character, and so is every slice of it. */
-const WIDE = /[\u0100-\uffff]/;
 
 /**
  * The data of `text` when it is a document in the subset, else `undefined`.
