@@ -39,12 +39,12 @@ function publicReader(file: string, into: Float64Array): boolean {
  * blueprints), and `lstatSync` makes a `Stats` object with four `Date`s for
  * each; on Node 20 that is about a third of the time of the loop
  * (docs/performance.md). The binding under `lstatSync` hands back the same
- * numbers without them. It is used only when everything says it is the one
- * `lstatSync` calls, the same way: reached without a deprecation warning (not
- * under `--pending-deprecation`, not denied by the permission model),
- * `lstatSync` itself calling it with these arguments, and its answers equal
- * to `lstatSync`'s for a file, a folder, an absent path and a path below a
- * file. Otherwise, and on any doubt, `lstatSync` it is.
+ * numbers without them. It is used only on Node 20, and only when everything
+ * says it is the one `lstatSync` calls, the same way: reached without a
+ * deprecation warning (not under `--pending-deprecation`, not denied by the
+ * permission model), `lstatSync` itself calling it with these arguments, and
+ * its answers equal to `lstatSync`'s for a file, a folder, an absent path and
+ * a path below a file. Otherwise, and on any doubt, `lstatSync` it is.
  */
 function chooseReader(): Reader {
   try {
@@ -64,6 +64,10 @@ const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
 
 function nativeReader(): Reader | undefined {
+  // Node 20 is the version whose binding this was measured and checked on (and whose `process.binding('fs')` warns of
+  // nothing); later versions make a `Stats` object's dates only when read, and may deprecate the binding outright.
+  // eslint-disable-next-line no-restricted-globals
+  if (!process.versions.node.startsWith('20.')) return undefined;
   // eslint-disable-next-line no-restricted-globals
   const { binding } = process as unknown as { binding?: (name: string) => unknown };
   // Wrapped (and named otherwise) when Node would warn of its deprecation.
