@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readStamp, stampReaderKind } from '../src/cache/read-stamp.js';
-import { makeTempDir } from './support/temp-repo.js';
+import { makeTempDir, repoRoot } from './support/temp-repo.js';
 
 function expected(file: string): number[] | false {
   const info = lstatSync(file, { throwIfNoEntry: false });
@@ -67,7 +67,7 @@ describe('readStamp', () => {
 
   it('keeps to lstatSync under --pending-deprecation, with no warning, and reads the same', () => {
     const files = someTree();
-    const module = pathToFileURL(path.resolve('lib/cache/read-stamp.js')).href;
+    const module = pathToFileURL(path.join(repoRoot, 'lib/cache/read-stamp.js')).href;
     const script = `
       import { readStamp, stampReaderKind } from ${JSON.stringify(module)};
       const files = ${JSON.stringify(files)};
