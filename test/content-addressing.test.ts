@@ -374,6 +374,59 @@ describe('parallel builds', () => {
     for (const card of returned) expect(card.bytes.equals(expected.get(card.path)!)).toBe(true);
   });
 
+  it('keep only the core of each blueprint the workers published early, and find every cross-file problem a serial build finds', async () => {
+    // With a fresh output folder, workers write each card and page as they make it, and the main thread keeps only what
+    // binding and resolving read of those blueprints (`coreData`): a field it dropped would lose a finding here.
+    const root = copyRepo(repoRoot);
+    const dir = path.join(root, 'content/agent-blueprints');
+    withCopies(dir, 3);
+    const edit = (file: string, from: RegExp, to: string, folder = dir) => {
+      const text = readFileSync(path.join(folder, file), 'utf8');
+      expect(text).toMatch(from);
+      writeFileSync(path.join(folder, file), text.replace(from, to));
+    };
+    edit('drift-sentinel-0.kno', /^ {2}- xri: kno:\/\/agent-blueprints\/schema-reviewer$/m, '  - xri: kno://agent-blueprints/nobody');
+    edit('dependency-auditor-0.kno', /xri: kno:\/\/perception-domains\/release-notes/, 'xri: kno://perception-domains/nowhere');
+    edit('market-pulse-0.kno', /^ {6}quote-lookup:/m, '      quote-lookups:');
+    edit('incident-triager-0.kno', /^ {4}- bearer: \[\]$/m, '    - bearers: []');
+    edit('incident-triager-1.kno', /^ {8}- oauth: \["incidents:read", "incidents:write"\]$/m, '        - oauths: ["incidents:read", "incidents:write"]');
+    edit('cost-watchdog-0.kno', /domains: \[cost-telemetry, ci-pipelines\]/, 'domains: [cost-telemetry, ci-pipeline]');
+    edit('cost-watchdog-1.kno', /^slug: .*$/m, 'slug: cost-watchdog-0');
+    const lib = (await import(pathToFileURL(path.join(repoRoot, 'lib/pipeline/build.js')).href)) as { build: typeof build };
+    const serial = await lib.build({ root, out: 'dist-serial', jobs: 1, cacheDir: 'cache-serial' });
+    const parallel = await lib.build({ root, out: 'dist-parallel', jobs: 2, cacheDir: 'cache-parallel' });
+    expect(parallel.phaseMs.find((p) => p.phase === 'parse (workers)')?.detail).toMatch(/\d+ cards to a spill file/);
+    const codes = parallel.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code} ${d.file}`);
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        'KNO3005 content/agent-blueprints/drift-sentinel-0.kno',
+        'KNO3005 content/agent-blueprints/dependency-auditor-0.kno',
+        'KNO3006 content/agent-blueprints/market-pulse-0.kno',
+        'KNO3010 content/agent-blueprints/incident-triager-0.kno',
+        'KNO3010 content/agent-blueprints/incident-triager-1.kno',
+        'KNO3001 content/agent-blueprints/cost-watchdog-0.kno',
+      ]),
+    );
+    expect(codes.some((c) => c.startsWith('KNO3003') || c.startsWith('KNO3002'))).toBe(true);
+    expect(parallel.diagnostics).toEqual(serial.diagnostics);
+
+    // Warnings only: both publish, the same bytes, and the cache file holds every blueprint whole.
+    const clean = copyRepo(repoRoot);
+    const cleanDir = path.join(clean, 'content/agent-blueprints');
+    withCopies(cleanDir, 3);
+    edit('access-auditor-0.kno', /domains: \[access-logs, incident-stream\]/, 'domains: [access-logs, build-logs]', cleanDir);
+    const files = (await import(pathToFileURL(path.join(repoRoot, 'lib/cache/cache-file.js')).href)) as { loadCacheFile: typeof loadCacheFile };
+    const one = await lib.build({ root: clean, out: 'dist-one', jobs: 1, cacheDir: 'cache-one' });
+    const two = await lib.build({ root: clean, out: 'dist-two', jobs: 2, cacheDir: 'cache-two' });
+    expect(two.failed).toBe(false);
+    expect(two.diagnostics.map((d) => `${d.code} ${d.file}`)).toContain('KNO3007 content/agent-blueprints/access-auditor-0.kno');
+    expect(two.diagnostics).toEqual(one.diagnostics);
+    expect(snapshotTree(path.join(clean, 'dist-two'))).toEqual(snapshotTree(path.join(clean, 'dist-one')));
+    const [a, b] = await Promise.all(['cache-one', 'cache-two'].map((name) => files.loadCacheFile(path.join(clean, name))));
+    expect(b!.cache.analyses.size).toBe(a!.cache.analyses.size);
+    for (const [key, analysis] of a!.cache.analyses) expect(b!.cache.analyses.get(key)).toEqual(analysis);
+  });
+
   it('write the cache file as the workers return their batches: it holds what a serial build\'s holds, nothing is left beside it, and the next build is up to date', async () => {
     const root = copyRepo(repoRoot);
     const dir = path.join(root, 'content/agent-blueprints');

@@ -6,6 +6,7 @@ import { deserialize, serialize } from 'node:v8';
 import { isRecord } from '../model/guards.js';
 import { knocBuildId } from '../model/version.js';
 import { bytesOf, isDeferred } from '../model/deferred-bytes.js';
+import { isPartial } from '../model/partial-data.js';
 import { createBuildCache, type BuildCache, type CachedCard, type CachedPage, type FileAnalysis } from './analysis-cache.js';
 import { writePartsAt } from './write-parts.js';
 
@@ -137,6 +138,8 @@ export class CacheFileWriter {
       for (const tag of Object.keys(MAPS) as Tag[]) {
         for (const [key, value] of MAPS[tag](cache) as Map<string, unknown>) {
           if (!cache.used.has(key) || this.written.has(key)) continue;
+          // Partial data (see `markPartial`) is never saved: its record went in whole, or the next build parses the file again.
+          if (tag === 'a' && isPartial((value as FileAnalysis).data)) continue;
           // A card whose bytes wait in the spill file is read back for the file, a group at a time.
           group.push([tag, key, tag === 'c' ? inMemory(value as CachedCard) : value] as CacheEntry);
           if (group.length >= GROUP) flush();

@@ -10,6 +10,7 @@ import { createSpecRegistry } from '../validate/spec-registry.js';
 import { validateEntity } from '../validate/validate-entity.js';
 import { agentOutputs, type AgentOutputContext, type AgentOutputs } from './agent-outputs.js';
 import { analyzeSource, entityFrom } from './analyze-source.js';
+import { coreData } from './entity-core.js';
 
 /** What the main thread sends each worker once: the spec entities, so it compiles the same schemas. */
 export interface WorkerSetup {
@@ -24,6 +25,8 @@ export interface WorkerBatch {
   files: SourceFile[];
   context?: AgentOutputContext;
   stageDir?: string;
+  /** With the first batch: reply with a `summary` besides the record (see WorkerReply). */
+  summarize?: boolean;
 }
 
 /** Where a blueprint's card and page are published, and, when both were written into the early stage, their stamps as written. */
@@ -41,9 +44,14 @@ export interface WorkerOutputs {
  * the entries and writes the record into the cache file as it is.
  * `outputs` has one item per file (null when no card was made);
  * `stageFailed` is set once a write into the early stage failed.
+ * `summary`, when asked for, holds the same entries, but for a blueprint whose
+ * card and page were written into the early stage, only the core of its data
+ * (`coreData`): what the main thread reads of it. The main thread then reads
+ * the summary, and the record goes into the cache file unread.
  */
 export interface WorkerReply {
   record: Uint8Array;
+  summary?: Uint8Array;
   outputs: (WorkerOutputs | null)[];
   stageFailed?: boolean;
 }
@@ -55,6 +63,7 @@ const { registry } = createSpecRegistry(specs);
 let context: { value: AgentOutputContext; titles: Map<string, string> } | undefined;
 let write: ((relative: string, bytes: string | Uint8Array) => FileStamp) | undefined;
 let stageFailed = false;
+let summarize = false;
 
 /** Writes one agent's card and page into the early stage, giving their stamps; undefined, and no more writes, once one fails. */
 function stage(made: AgentOutputs): WorkerOutputs['staged'] {
@@ -71,19 +80,25 @@ function stage(made: AgentOutputs): WorkerOutputs['staged'] {
 parentPort?.on('message', (batch: WorkerBatch) => {
   if (batch.context) context = { value: batch.context, titles: new Map(batch.context.domains) };
   if (batch.stageDir) write = stageWriter(batch.stageDir);
+  if (batch.summarize) summarize = true;
   const entries: CacheEntry[] = [];
+  const summary: CacheEntry[] = [];
   const outputs = batch.files.map((source): WorkerOutputs | null => {
     const { analysis, entity } = analyzeSource(source, (e) => validateEntity(e, registry));
-    entries.push(['a', analysisKey(source, registry.digest), analysis]);
+    const key = analysisKey(source, registry.digest);
+    entries.push(['a', key, analysis]);
     const made = context && entity ? agentOutputs(entity, analysis.diagnostics, context.value, context.titles) : undefined;
+    const staged = made && stage(made);
+    summary.push(['a', key, staged && analysis.data ? { ...analysis, data: coreData(analysis.data) } : analysis]);
     if (!made) return null;
     entries.push(['c', made.card.key, made.card.value], ['p', made.page.key, made.page.value]);
-    const staged = stage(made);
+    summary.push(['c', made.card.key, made.card.value], ['p', made.page.key, made.page.value]);
     return { cardPath: made.card.path, pagePath: made.page.path, ...(staged ? { staged } : {}) };
   });
   const record = serialize(entries);
-  const reply: WorkerReply = { record, outputs, ...(stageFailed ? { stageFailed } : {}) };
-  // The record's memory goes to the main thread rather than being copied, when it is the record's alone.
-  const whole = record.byteOffset === 0 && record.byteLength === record.buffer.byteLength;
-  parentPort?.postMessage(reply, whole ? [record.buffer] : []);
+  const brief = summarize ? serialize(summary) : undefined;
+  const reply: WorkerReply = { record, ...(brief ? { summary: brief } : {}), outputs, ...(stageFailed ? { stageFailed } : {}) };
+  // The buffers' memory goes to the main thread rather than being copied, when each is its buffer's alone.
+  const whole = (bytes: Uint8Array | undefined): ArrayBuffer[] => (bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : []);
+  parentPort?.postMessage(reply, [...whole(record), ...whole(brief)]);
 });

@@ -159,6 +159,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(spill ? { spill } : {}),
       ...(cacheFile ? { cacheFile } : {}),
       ...(startedWorkers ? { started: startedWorkers } : {}),
+      // The main thread keeps only what it reads of each blueprint the workers published early; an in-memory cache outlives the build and keeps all.
+      summarize: !options.memoryCache,
       onRead: (file, result) => read.set(file, result),
     });
     const discovery = withReads(found, read);

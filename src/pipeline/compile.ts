@@ -9,6 +9,7 @@ import { sha256Hex } from '../model/digest.js';
 import { stableJson, stableJsonBytes } from '../model/stable-json.js';
 import { SourceTexts } from '../model/source-texts.js';
 import { analyzeCached } from './analyze-source.js';
+import { fullEntity } from './entity-core.js';
 import { cachedCardOf, publishedCardOf } from './published-card.js';
 import { cardSettingsKey, fleetNameOf } from './agent-outputs.js';
 import { cardKey, recall, remember, type BuildCache } from '../cache/analysis-cache.js';
@@ -198,7 +199,7 @@ export function compile(input: CompileInput): CompileResult {
     let cached = recall(input.cache, (c) => c.cards, key);
     if (cached) cardHits++;
     else {
-      const { card, diagnostics: projection } = projectAgentCard(agent, { ...(baseUrl ? { baseUrl } : {}), ...(inferServiceClass ? { inferServiceClass } : {}) });
+      const { card, diagnostics: projection } = projectAgentCard(fullEntity(agent), { ...(baseUrl ? { baseUrl } : {}), ...(inferServiceClass ? { inferServiceClass } : {}) });
       diagnostics.push(...settle(unlessConfigBroken(projection)));
       if (!card) continue;
       const missing = missingCardFields(card);
@@ -260,6 +261,7 @@ export function compile(input: CompileInput): CompileResult {
     domainIndex,
     reuse: input.keepPages === true,
     ...(input.cache ? { cache: input.cache } : {}),
+    whole: fullEntity,
   });
   requests.push(...pages.map((r) => ('text' in r ? { path: r.path, inputs: r.inputs, ...encoded(r.text) } : r)));
   // Settings shape every output, so the config is an input of each.

@@ -8,6 +8,7 @@ import type { FileStamp } from '../model/file-stamp.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { readUnread, type UnreadSource } from '../discover/discover.js';
 import { releaseText, type SourceFile } from '../model/source-file.js';
+import { markPartial } from '../model/partial-data.js';
 import type { AgentOutputContext } from './agent-outputs.js';
 import type { WorkerBatch, WorkerReply, WorkerSetup } from './analyze-worker.js';
 
@@ -44,6 +45,12 @@ export interface PrewarmOptions {
   started?: Worker[];
   /** Told, for each unread source, what reading it found: the source, or why it cannot be read. */
   onRead?: (path: string, read: { source: SourceFile } | { diagnostic: Diagnostic }) => void;
+  /**
+   * Keep only the core of the data (`coreData`, marked partial) of each blueprint whose card and page
+   * the workers wrote into the early stage; the cache file still gets all of it. Not for a cache that
+   * outlives the build.
+   */
+  summarize?: boolean;
 }
 
 /**
@@ -62,7 +69,7 @@ export async function prewarmCache(
   specs: readonly Entity[],
   schemaSetDigest: string,
   jobs: number,
-  { onProgress, outputs, release = false, spill, cacheFile, started, onRead }: PrewarmOptions = {},
+  { onProgress, outputs, release = false, spill, cacheFile, started, onRead, summarize = false }: PrewarmOptions = {},
 ): Promise<number> {
   const misses = content.filter((file) => !('sha256' in file) || !cache.analyses.has(analysisKey(file, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) {
@@ -91,9 +98,10 @@ export async function prewarmCache(
     }
     return files;
   };
-  const store = (batch: readonly SourceFile[], { record, outputs: made, stageFailed }: WorkerReply) => {
+  const store = (batch: readonly SourceFile[], { record, summary, outputs: made, stageFailed }: WorkerReply) => {
     if (stageFailed) outputs?.onStageFailed?.();
-    const entries = deserialize(record) as CacheEntry[];
+    // The summary holds the same entries, with less of the data (see WorkerReply); the record goes into the cache file unread.
+    const entries = deserialize(summary ?? record) as CacheEntry[];
     cacheFile?.append(record, entries);
     // Each file's analysis, then its card and page when it made them (see WorkerReply).
     let at = 0;
@@ -111,6 +119,7 @@ export async function prewarmCache(
     const spilled = spill && cards.length > 0 ? spill.put(cards) : undefined;
     let nextCard = 0;
     for (const { source, key, analysis, made: one } of found) {
+      if (summary && one?.where.staged && analysis.data) markPartial(analysis.data);
       cache.analyses.set(key, analysis);
       cache.used.add(key);
       // Analysed: its bytes are needed again only for a finding's position or code frame, which reads the file.
@@ -132,7 +141,7 @@ export async function prewarmCache(
   try {
     context = outputs?.context();
     stageDir = outputs?.stageDir?.();
-    await Promise.all(workers.map((worker) => runWorker(worker, context && { context, ...(stageDir !== undefined ? { stageDir } : {}) }, take, store)));
+    await Promise.all(workers.map((worker) => runWorker(worker, context && { context, ...(stageDir !== undefined ? { stageDir, ...(summarize ? { summarize } : {}) } : {}) }, take, store)));
   } finally {
     for (const worker of workers) void worker.terminate();
   }

@@ -34,6 +34,8 @@ export interface PagesInput {
   reuse?: boolean;
   /** Hashes of agent pages earlier builds rendered: a page found there is rendered again only if its bytes are needed. */
   cache?: BuildCache;
+  /** A blueprint with all of its data, for rendering its page, when `agents` may hold only part of it; default: itself. */
+  whole?: (blueprint: Entity) => Entity;
 }
 
 /**
@@ -62,7 +64,7 @@ export function renderPages(input: PagesInput): OutputRequest[] {
   for (const { published, blueprint } of input.agents) {
     const perceived = domainsOf.get(published.slug) ?? [];
     const { key, cacheKey: pageKey } = agentPageKeys(templates.digest, published.sha256, blueprint.digest, perceived, titles, site.fleetName);
-    const render = () => renderAgentPage(published, blueprint, titles, perceived, site.fleetName);
+    const render = () => renderAgentPage(published, input.whole ? input.whole(blueprint) : blueprint, titles, perceived, site.fleetName);
     const inputs = [blueprint.source.path, ...perceived.flatMap((d) => domainSource.get(d) ?? [])];
     const path = agentPagePathOf(published.slug);
     const rendered = input.reuse ? agentPages.get(key) : undefined;
