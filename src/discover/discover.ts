@@ -139,7 +139,7 @@ export function readListed(listing: Listing, later?: (relative: string) => boole
 
 /** Reads a source `readListed` left unread, by the same rules as every other. */
 export function readUnread(file: UnreadSource): { source: SourceFile } | { diagnostic: Diagnostic } {
-  return readSourceSync(file.path, file.absolutePath, 'content', file.limits);
+  return readSourceSync(file.path, file.absolutePath, 'content', file.limits, true, true);
 }
 
 /**
@@ -220,8 +220,11 @@ export async function readSource(relative: string, absolute: string, origin: Sou
   return readSourceSync(relative, absolute, origin, limits);
 }
 
-/** `readSource`, synchronously: thousands of small reads cost a fraction of the thread pool's round trips. */
-export function readSourceSync(relative: string, absolute: string, origin: SourceFile['origin'], limits: ParseLimits = DEFAULT_LIMITS, yaml = true): { source: SourceFile } | { diagnostic: Diagnostic } {
+/**
+ * `readSource`, synchronously: thousands of small reads cost a fraction of the thread pool's round trips.
+ * With `sendsText` (a source sent to a worker thread at once), the text decoded to check it answers its first read.
+ */
+export function readSourceSync(relative: string, absolute: string, origin: SourceFile['origin'], limits: ParseLimits = DEFAULT_LIMITS, yaml = true, sendsText = false): { source: SourceFile } | { diagnostic: Diagnostic } {
   // A name that is not valid UTF-8 cannot be named in a report, nor opened again by the name the listing gave.
   if (relative.includes('\uFFFD')) return { diagnostic: unreadable(relative, 'its name is not valid UTF-8', 'Rename the file; paths in a repository must be UTF-8.') };
   let fd: number;
@@ -259,7 +262,7 @@ export function readSourceSync(relative: string, absolute: string, origin: Sourc
       const bound = yamlBounds(relative, text, limits);
       if (bound) return { diagnostic: bound };
     }
-    const source = sourceOfBytes({ path: relative, absolutePath: absolute, sha256: sha256Hex(bytes), origin, stamp }, bytes);
+    const source = sourceOfBytes({ path: relative, absolutePath: absolute, sha256: sha256Hex(bytes), origin, stamp }, bytes, sendsText ? text : undefined);
     if (!sameLimits(limits, DEFAULT_LIMITS)) source.limits = limits;
     return { source };
   } catch (error) {

@@ -35,11 +35,22 @@ const releasers = new WeakMap<SourceFile, () => void>();
  * copies its text. Once `releaseText` lets the bytes go, the text is read
  * again from the file if a report asks for it.
  */
-export function sourceOfBytes(source: Omit<SourceFile, 'text'>, bytes: Buffer): SourceFile {
+export function sourceOfBytes(source: Omit<SourceFile, 'text'>, bytes: Buffer, decoded?: string): SourceFile {
   let held: Buffer | undefined = bytes;
+  // Text decoded already (to check it before parsing) answers the first read, then goes: a file read to be sent to a worker is decoded once.
+  let once = decoded;
+  const text = () => {
+    if (once === undefined) return decode(held ?? readAgain(source.absolutePath));
+    const first = once;
+    once = undefined;
+    return first;
+  };
   const lazy = { ...source, suppressions: bytes.includes(SUPPRESSION_MARK) } as SourceFile;
-  Object.defineProperty(lazy, 'text', { enumerable: true, get: () => decode(held ?? readAgain(source.absolutePath)) });
-  releasers.set(lazy, () => (held = undefined));
+  Object.defineProperty(lazy, 'text', { enumerable: true, get: text });
+  releasers.set(lazy, () => {
+    held = undefined;
+    once = undefined;
+  });
   return lazy;
 }
 
