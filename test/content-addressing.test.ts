@@ -427,6 +427,38 @@ describe('parallel builds', () => {
     for (const [key, analysis] of a!.cache.analyses) expect(b!.cache.analyses.get(key)).toEqual(analysis);
   });
 
+  it('write the fleet-level files into the early stage as they are made, and keep them readable when the build does not publish', async () => {
+    const root = copyRepo(repoRoot);
+    const dir = path.join(root, 'content/agent-blueprints');
+    withCopies(dir, 3);
+    // One warning: a blueprint that perceives a deprecated domain.
+    const file = path.join(dir, 'access-auditor-0.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('domains: [access-logs, incident-stream]', 'domains: [access-logs, build-logs]'));
+    const lib = (await import(pathToFileURL(path.join(repoRoot, 'lib/pipeline/build.js')).href)) as { build: typeof build };
+    const serial = await lib.build({ root, out: 'dist-serial', jobs: 1, cacheDir: false });
+    expect(serial.failed).toBe(false);
+    const fleetLevel = ['.well-known/agent-card.json', '_headers', 'index.html', 'index/agents.json', 'index/perception-domains.json', 'index/service-classes.json', 'manifest.json'];
+    const expected = snapshotTree(path.join(root, 'dist-serial'));
+    for (const name of fleetLevel) expect(expected.has(name)).toBe(true);
+
+    // Failing on the warning, it publishes nothing, leaves no stage beside the output folder, and returns every output readable.
+    const failed = await lib.build({ root, out: 'dist-failed', jobs: 2, cacheDir: false, failSeverity: 'warning' });
+    expect(failed.failed).toBe(true);
+    expect(failed.phaseMs.find((p) => p.phase === 'parse (workers)')).toBeDefined();
+    expect(existsSync(path.join(root, 'dist-failed'))).toBe(false);
+    expect(readdirSync(root).filter((f) => f.startsWith('.knoc-stage-'))).toEqual([]);
+    expect(failed.outputs.map((o) => o.path).sort()).toEqual([...expected.keys()].sort());
+    for (const output of failed.outputs.filter((o) => fleetLevel.includes(o.path))) expect(output.bytes.equals(expected.get(output.path)!)).toBe(true);
+
+    // Published, the same bytes as the serial build, and the next build finds every file as it recorded it.
+    const published = await lib.build({ root, out: 'dist-parallel', jobs: 2, cacheDir: 'cache-parallel' });
+    expect(published.failed).toBe(false);
+    expect(snapshotTree(path.join(root, 'dist-parallel'))).toEqual(expected);
+    for (const output of published.outputs.filter((o) => fleetLevel.includes(o.path))) expect(output.bytes.equals(expected.get(output.path)!)).toBe(true);
+    const again = await lib.build({ root, out: 'dist-parallel', jobs: 2, cacheDir: 'cache-parallel' });
+    expect(again.written?.written).toEqual([]);
+  });
+
   it('write the cache file as the workers return their batches: it holds what a serial build\'s holds, nothing is left beside it, and the next build is up to date', async () => {
     const root = copyRepo(repoRoot);
     const dir = path.join(root, 'content/agent-blueprints');

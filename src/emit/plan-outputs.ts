@@ -34,13 +34,16 @@ export interface LazyText {
   render(): string;
 }
 
+/** Writes an output somewhere as soon as it is made (`stageOutput`), answering what stands for its bytes from then on. */
+export type StageOutput = (path: string, bytes: Buffer, sha256: string) => SomeBytes;
+
 /** Manifest path inside the output folder. */
 export const MANIFEST_PATH = 'manifest.json';
 
 /** Hashes every requested output and adds `manifest.json`, which records every output and input. */
-export function planOutputs(requests: readonly OutputRequest[], inputs: readonly Entity[], schemaSetDigest: string): PlannedOutput[] {
+export function planOutputs(requests: readonly OutputRequest[], inputs: readonly Entity[], schemaSetDigest: string, stage?: StageOutput): PlannedOutput[] {
   const content = requests.map((r) => ('lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : 'bytes' in r ? planBytes(r.path, r.bytes, r.sha256, r.inputs) : plan(r.path, r.text, r.inputs, r.sha256)));
-  const headers = plan(HEADERS_PATH, projectHeaders(content), content.flatMap((o) => o.inputs));
+  const headers = planStaged(HEADERS_PATH, Buffer.from(projectHeaders(content), 'utf8'), content.flatMap((o) => o.inputs), stage);
   const planned = [...content, headers].sort(byPath);
   planned.forEach((o, i) => {
     // Invariant: every path is normalised, relative, and planned once.
@@ -55,7 +58,14 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
     outputs: planned.map(({ path, sha256, size, inputs: from }) => ({ inputs: from, path, sha256, size })),
     schemaSetDigest: `sha256:${schemaSetDigest}`,
   };
-  return [...planned, planEncoded(MANIFEST_PATH, stableJsonBytes(manifest), [])].sort(byPath);
+  return [...planned, planStaged(MANIFEST_PATH, stableJsonBytes(manifest), [], stage)].sort(byPath);
+}
+
+/** A fleet-level output made here, written by `stage` at once when there is one. */
+function planStaged(path: string, bytes: Buffer, inputs: readonly string[], stage: StageOutput | undefined): PlannedOutput {
+  if (!stage) return planEncoded(path, bytes, inputs);
+  const sha256 = sha256Hex(bytes);
+  return planBytes(path, stage(path, bytes, sha256), sha256, inputs);
 }
 
 /**

@@ -7,6 +7,7 @@ import { stampFrom, type FileStamp } from '../model/file-stamp.js';
 import { faultPoint, lockWaitMs } from './fault-hook.js';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
+import type { SomeBytes } from '../model/deferred-bytes.js';
 
 /** What a publish did to the output folder. */
 export interface WriteReport {
@@ -244,6 +245,8 @@ export interface EarlyStage {
   readonly dirs: Set<string>;
   /** Set when a write failed: the stage is removed and publish() stages the whole tree itself. */
   failed: boolean;
+  /** Paths this thread wrote with `stageOutput`, whose bytes are read back from the stage if asked for before publishing. */
+  readFromStage?: Set<string>;
 }
 
 /** `p<pid>-<random>`: the suffix of a stage written during a build, which names the process that owns it. */
@@ -273,6 +276,48 @@ export function recordStaged(stage: EarlyStage, relative: string, sha256: string
   stage.files.set(relative, twice ? '' : sha256);
   if (twice) stage.stamps.delete(relative);
   else stage.stamps.set(relative, stamp);
+}
+
+/**
+ * Writes an output this thread made into the early stage as soon as it is made
+ * (the fleet-level files: megabytes each in a large build), so the build need
+ * not hold its bytes until publishing. Answers what stands for the bytes from
+ * then on: a reader of the staged file, or the bytes themselves when the stage
+ * has failed or the write fails (the stage is then given up like any failed one).
+ */
+export function stageOutput(stage: EarlyStage, relative: string, bytes: Uint8Array, sha256: string): SomeBytes {
+  if (stage.failed) return bytes;
+  try {
+    recordStaged(stage, relative, sha256, writeStaged(stage, relative, bytes));
+  } catch {
+    stage.failed = true;
+    return bytes;
+  }
+  (stage.readFromStage ??= new Set()).add(relative);
+  const file = path.join(stage.dir, relative);
+  return {
+    size: bytes.length,
+    read: () => {
+      const read = readFileSync(file);
+      // Invariant: the stage holds what was written there, or the output would not be what the manifest lists.
+      if (read.length !== bytes.length || sha256Hex(read) !== sha256) throw new Error(`${relative} changed in the output stage before it was published`);
+      return read;
+    },
+  };
+}
+
+/** Reads back into memory the outputs `stageOutput` wrote, before a stage that is not published goes: they stay readable. */
+export function holdStagedOutputs(stage: EarlyStage, outputs: readonly PlannedOutput[]): void {
+  if (!stage.readFromStage) return;
+  for (const output of outputs) {
+    if (!stage.readFromStage.has(output.path)) continue;
+    try {
+      Object.defineProperty(output, 'bytes', { configurable: true, enumerable: true, writable: true, value: output.bytes });
+    } catch {
+      // Unreadable already: reading the output later says why.
+    }
+  }
+  stage.readFromStage.clear();
 }
 
 /** Removes an early stage that will not be published. */

@@ -17,7 +17,7 @@ import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
-import { discardEarlyStage, openEarlyStage, recordStaged, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
+import { discardEarlyStage, holdStagedOutputs, openEarlyStage, recordStaged, stageOutput, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, parseSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
@@ -171,6 +171,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
     if (prewarmed.size >= LARGE_BUILD) releaseMemory();
     const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
+    const staging = early?.stage();
     const result = compile({
       discovery,
       cache,
@@ -182,6 +183,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(config ? { config } : {}),
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
       ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
+      // The fleet-level files join the cards and pages in the early stage as they are made.
+      ...(staging ? { stageOutput: (file: string, bytes: Buffer, sha256: string) => stageOutput(staging, file, bytes, sha256) } : {}),
     });
     if (result.outputs.length >= LARGE_BUILD) releaseMemory();
     if (options.verifyDeterminism) {
@@ -197,7 +200,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const outDir = path.resolve(root, options.out ?? result.config.out ?? 'dist');
     // Staged beside the folder the settings pointed at before compiling; if they turned out otherwise, it is not that folder's.
     const stage = early?.stage();
-    if (stage && early?.outDir !== outDir) discardEarlyStage(stage);
+    if (stage && early?.outDir !== outDir) {
+      holdStagedOutputs(stage, result.outputs);
+      discardEarlyStage(stage);
+    }
     const previous = await readManifest(outDir);
     const outFromConfig = options.out === undefined && result.config.out !== undefined;
     const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
@@ -229,7 +235,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.'));
       }
     }
-    // Published (renamed away), or not published at all: either way nothing of it stays beside the output folder.
+    // Published (renamed away), or not published at all: either way nothing of it stays beside the output folder. What
+    // was not published stays readable in the outputs this build returns.
+    if (stage && !written) holdStagedOutputs(stage, result.outputs);
     if (stage) discardEarlyStage(stage);
     // What is published can be read back: the texts go before the cache and the index are written.
     if (written && options.publishMode !== 'in-place') readBackFrom(result.outputs, outDir);

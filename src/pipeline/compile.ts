@@ -1,10 +1,11 @@
 import { CONFIG_FILE, settingsFrom, validateConfigEntity } from '../config/load-config.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Discovery } from '../discover/discover.js';
-import { planOutputs, type OutputRequest, type PlannedOutput } from '../emit/plan-outputs.js';
+import { planOutputs, type OutputRequest, type PlannedOutput, type StageOutput } from '../emit/plan-outputs.js';
 import type { KnocConfig } from '../model/config.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
+import type { SomeBytes } from '../model/deferred-bytes.js';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson, stableJsonBytes } from '../model/stable-json.js';
 import { SourceTexts } from '../model/source-texts.js';
@@ -19,7 +20,7 @@ import { projectDomainIndex, type DomainIndex } from '../project/project-domain-
 import { fleetFields, projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
 import { projectServiceClassIndex } from '../project/project-service-class-index.js';
 import { checkPageUrls } from '../render-pages/check-page-urls.js';
-import { renderPages } from '../render-pages/render-pages.js';
+import { FLEET_PAGE_PATH, renderPages } from '../render-pages/render-pages.js';
 import { bindSymbols } from '../resolve/bind.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import { isStructural } from '../diagnostics/catalogue.js';
@@ -52,6 +53,11 @@ export interface CompileInput {
   signing?: SigningInput;
   /** Told as files are analysed and cards projected, for a progress display. */
   onProgress?: (progress: BuildProgress) => void;
+  /**
+   * Where each fleet-level output goes as soon as it is made (an early stage), so the build need not
+   * hold megabytes of them until publishing: answers what stands for its bytes from then on.
+   */
+  stageOutput?: StageOutput;
 }
 
 /** How far a build is: `done` of `total` items in a phase (`total` 0 when there is nothing to count). */
@@ -238,18 +244,22 @@ export function compile(input: CompileInput): CompileResult {
   const domainInputs = domains.map((d) => d.source.path);
 
   const requests: OutputRequest[] = published.map((p) => ({ path: p.path, ...(p.bytes ? { bytes: p.bytes } : { text: p.text }), sha256: p.sha256, inputs: [sourceOf.get(p.slug)!] }));
-  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...encoded(stableJsonBytes(fleet.card)), inputs: allAgentInputs });
-  requests.push({ path: DOMAIN_INDEX_PATH, ...encoded(stableJsonBytes(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
+  // A build with an error publishes nothing: its fleet-level files stay in memory, for the outputs it returns.
+  const stageOutput = diagnostics.some((d) => d.severity === 'error') ? undefined : input.stageOutput;
+  const fleetLevel = (path: string, text: string | Buffer) => encoded(text, path, stageOutput);
+  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...fleetLevel(FLEET_CARD_PATH, stableJsonBytes(fleet.card)), inputs: allAgentInputs });
+  requests.push({ path: DOMAIN_INDEX_PATH, ...fleetLevel(DOMAIN_INDEX_PATH, stableJsonBytes(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
   requests.push({
     path: AGENT_INDEX_PATH,
-    ...encoded(
+    ...fleetLevel(
+      AGENT_INDEX_PATH,
       stableJsonBytes({
         agents: published.map((p) => ({ slug: p.slug, card: fleetFields(p), path: p.path, sha256: p.sha256 })).map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
       }),
     ),
     inputs: allAgentInputs,
   });
-  requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...encoded(stableJsonBytes(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
+  requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...fleetLevel(SERVICE_CLASS_INDEX_PATH, stableJsonBytes(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
   endPhase('project', `${published.length} cards, ${cardHits} from cache`);
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
@@ -263,7 +273,7 @@ export function compile(input: CompileInput): CompileResult {
     ...(input.cache ? { cache: input.cache } : {}),
     whole: fullEntity,
   });
-  requests.push(...pages.map((r) => ('text' in r ? { path: r.path, inputs: r.inputs, ...encoded(r.text) } : r)));
+  requests.push(...pages.map((r) => ('text' in r ? { path: r.path, inputs: r.inputs, ...(r.path === FLEET_PAGE_PATH ? fleetLevel(r.path, r.text) : encoded(r.text)) } : r)));
   // Settings shape every output, so the config is an input of each.
   if (input.config) for (const request of requests) request.inputs = [...request.inputs, input.config.path];
   // The manifest is published: a private blueprint stays out of it, as it stays out of every other output.
@@ -271,7 +281,7 @@ export function compile(input: CompileInput): CompileResult {
   endPhase('pages');
   // What projecting and rendering threw away goes before planning holds every output and writes the manifest.
   if (requests.length >= LARGE_BUILD) releaseMemory();
-  const outputs = planOutputs(requests, inputs, registry.digest);
+  const outputs = planOutputs(requests, inputs, registry.digest, stageOutput);
   endPhase('plan', `${outputs.length} outputs`);
 
   return {
@@ -310,7 +320,8 @@ export function parseSpecs(specSources: readonly SourceFile[], cache: BuildCache
  * megabytes, held as text (two bytes a character once any character is
  * beyond Latin-1) from now until they are written.
  */
-function encoded(text: string | Buffer): { bytes: Buffer; sha256: string } {
+function encoded(text: string | Buffer, path?: string, stage?: StageOutput): { bytes: SomeBytes; sha256: string } {
   const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  return { bytes, sha256: sha256Hex(bytes) };
+  const sha256 = sha256Hex(bytes);
+  return { bytes: stage && path !== undefined ? stage(path, bytes, sha256) : bytes, sha256 };
 }
