@@ -1,13 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
+import { encodeParts } from '../model/stable-json.js';
 import { stampFrom, type FileStamp } from '../model/file-stamp.js';
 import { faultPoint, lockWaitMs } from './fault-hook.js';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
-import type { SomeBytes } from '../model/deferred-bytes.js';
+import type { DeferredBytes, SomeBytes } from '../model/deferred-bytes.js';
 
 /** What a publish did to the output folder. */
 export interface WriteReport {
@@ -280,27 +281,70 @@ export function recordStaged(stage: EarlyStage, relative: string, sha256: string
 
 /**
  * Writes an output this thread made into the early stage as soon as it is made
- * (the fleet-level files: megabytes each in a large build), so the build need
- * not hold its bytes until publishing. Answers what stands for the bytes from
- * then on: a reader of the staged file, or the bytes themselves when the stage
- * has failed or the write fails (the stage is then given up like any failed one).
+ * (the fleet-level files: megabytes each in a large build), its text encoded
+ * and hashed a slice at a time, so the build never holds its bytes. Answers
+ * its sha256 and what stands for its bytes from then on: a reader of the staged
+ * file, or the bytes themselves when the stage has failed or the write fails
+ * (the stage is then given up like any failed one).
  */
-export function stageOutput(stage: EarlyStage, relative: string, bytes: Uint8Array, sha256: string): SomeBytes {
-  if (stage.failed) return bytes;
-  try {
-    recordStaged(stage, relative, sha256, writeStaged(stage, relative, bytes));
-  } catch {
-    stage.failed = true;
-    return bytes;
+export function stageText(stage: EarlyStage, relative: string, parts: readonly string[]): { bytes: SomeBytes; sha256: string } {
+  if (!stage.failed) {
+    try {
+      const { sha256, size, stamp } = writeStagedText(stage, relative, parts);
+      recordStaged(stage, relative, sha256, stamp);
+      (stage.readFromStage ??= new Set()).add(relative);
+      return { bytes: stagedBytes(path.join(stage.dir, relative), relative, size, sha256), sha256 };
+    } catch {
+      stage.failed = true;
+    }
   }
-  (stage.readFromStage ??= new Set()).add(relative);
-  const file = path.join(stage.dir, relative);
+  const bytes = encodeParts(parts);
+  return { bytes, sha256: sha256Hex(bytes) };
+}
+
+/** Characters encoded per write: a few megabytes of bytes at most in memory at once. */
+const SLICE = 1 << 20;
+
+function writeStagedText(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, parts: readonly string[]): { sha256: string; size: number; stamp: FileStamp } {
+  const target = confined(stage.dir, relative);
+  const missing: string[] = [];
+  for (let dir = path.dirname(target); !stage.dirs.has(dir); dir = path.dirname(dir)) missing.push(dir);
+  for (const dir of missing.reverse()) {
+    faultPoint('mkdir', dir);
+    makeStagedDir(dir);
+    stage.dirs.add(dir);
+  }
+  faultPoint('write', target);
+  const hash = createHash('sha256');
+  let size = 0;
+  const fd = openSync(target, 'w');
+  try {
+    for (const part of parts) {
+      for (let start = 0; start < part.length; ) {
+        let end = Math.min(part.length, start + SLICE);
+        // A slice never ends between the two halves of a surrogate pair.
+        if (end < part.length && (part.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+        const chunk = Buffer.from(part.slice(start, end), 'utf8');
+        hash.update(chunk);
+        writeFileSync(fd, chunk);
+        size += chunk.length;
+        start = end;
+      }
+    }
+    return { sha256: hash.digest('hex'), size, stamp: stampFrom(fstatSync(fd)) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads bytes written into a stage back from there; made apart from the bytes, so that nothing holds them. */
+function stagedBytes(file: string, relative: string, size: number, sha256: string): DeferredBytes {
   return {
-    size: bytes.length,
+    size,
     read: () => {
       const read = readFileSync(file);
       // Invariant: the stage holds what was written there, or the output would not be what the manifest lists.
-      if (read.length !== bytes.length || sha256Hex(read) !== sha256) throw new Error(`${relative} changed in the output stage before it was published`);
+      if (read.length !== size || sha256Hex(read) !== sha256) throw new Error(`${relative} changed in the output stage before it was published`);
       return read;
     },
   };

@@ -47,10 +47,19 @@ export function stableJson(value: unknown): string {
  * the text is copied once, into the bytes, and the newline written after it.
  */
 export function stableJsonBytes(value: unknown): Buffer {
-  const json = `${JSON.stringify(sortKeysDeep(value), null, 2)}`;
-  const size = Buffer.byteLength(json, 'utf8');
-  const bytes = Buffer.allocUnsafe(size + 1);
-  bytes.write(json, 0, size, 'utf8');
-  bytes[size] = 0x0a;
+  return encodeParts(stableJsonParts(value));
+}
+
+/** `stableJson` as the texts it is made of, the JSON and its newline, for a writer that encodes a slice at a time. */
+export function stableJsonParts(value: unknown): [json: string, newline: string] {
+  return [JSON.stringify(sortKeysDeep(value), null, 2), '\n'];
+}
+
+/** The UTF-8 bytes of texts one after another, written straight into one buffer. */
+export function encodeParts(parts: readonly string[]): Buffer {
+  const sizes = parts.map((part) => Buffer.byteLength(part, 'utf8'));
+  const bytes = Buffer.allocUnsafe(sizes.reduce((a, b) => a + b, 0));
+  let at = 0;
+  parts.forEach((part, i) => (at += bytes.write(part, at, sizes[i]!, 'utf8')));
   return bytes;
 }

@@ -17,7 +17,7 @@ import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
-import { discardEarlyStage, holdStagedOutputs, openEarlyStage, recordStaged, stageOutput, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
+import { discardEarlyStage, holdStagedOutputs, openEarlyStage, recordStaged, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, parseSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
@@ -184,7 +184,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
       ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
       // The fleet-level files join the cards and pages in the early stage as they are made.
-      ...(staging ? { stageOutput: (file: string, bytes: Buffer, sha256: string) => stageOutput(staging, file, bytes, sha256) } : {}),
+      ...(staging ? { stageOutput: (file: string, parts: readonly string[]) => stageText(staging, file, parts) } : {}),
     });
     if (result.outputs.length >= LARGE_BUILD) releaseMemory();
     if (options.verifyDeterminism) {

@@ -5,9 +5,8 @@ import { planOutputs, type OutputRequest, type PlannedOutput, type StageOutput }
 import type { KnocConfig } from '../model/config.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
-import type { SomeBytes } from '../model/deferred-bytes.js';
 import { sha256Hex } from '../model/digest.js';
-import { stableJson, stableJsonBytes } from '../model/stable-json.js';
+import { encodeParts, stableJson, stableJsonParts } from '../model/stable-json.js';
 import { SourceTexts } from '../model/source-texts.js';
 import { analyzeCached } from './analyze-source.js';
 import { fullEntity } from './entity-core.js';
@@ -246,20 +245,20 @@ export function compile(input: CompileInput): CompileResult {
   const requests: OutputRequest[] = published.map((p) => ({ path: p.path, ...(p.bytes ? { bytes: p.bytes } : { text: p.text }), sha256: p.sha256, inputs: [sourceOf.get(p.slug)!] }));
   // A build with an error publishes nothing: its fleet-level files stay in memory, for the outputs it returns.
   const stageOutput = diagnostics.some((d) => d.severity === 'error') ? undefined : input.stageOutput;
-  const fleetLevel = (path: string, text: string | Buffer) => encoded(text, path, stageOutput);
-  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...fleetLevel(FLEET_CARD_PATH, stableJsonBytes(fleet.card)), inputs: allAgentInputs });
-  requests.push({ path: DOMAIN_INDEX_PATH, ...fleetLevel(DOMAIN_INDEX_PATH, stableJsonBytes(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
+  const fleetLevel = (path: string, parts: readonly string[]) => (stageOutput ? stageOutput(path, parts) : encoded(encodeParts(parts)));
+  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...fleetLevel(FLEET_CARD_PATH, stableJsonParts(fleet.card)), inputs: allAgentInputs });
+  requests.push({ path: DOMAIN_INDEX_PATH, ...fleetLevel(DOMAIN_INDEX_PATH, stableJsonParts(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
   requests.push({
     path: AGENT_INDEX_PATH,
     ...fleetLevel(
       AGENT_INDEX_PATH,
-      stableJsonBytes({
+      stableJsonParts({
         agents: published.map((p) => ({ slug: p.slug, card: fleetFields(p), path: p.path, sha256: p.sha256 })).map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
       }),
     ),
     inputs: allAgentInputs,
   });
-  requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...fleetLevel(SERVICE_CLASS_INDEX_PATH, stableJsonBytes(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
+  requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...fleetLevel(SERVICE_CLASS_INDEX_PATH, stableJsonParts(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
   endPhase('project', `${published.length} cards, ${cardHits} from cache`);
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
@@ -273,7 +272,7 @@ export function compile(input: CompileInput): CompileResult {
     ...(input.cache ? { cache: input.cache } : {}),
     whole: fullEntity,
   });
-  requests.push(...pages.map((r) => ('text' in r ? { path: r.path, inputs: r.inputs, ...(r.path === FLEET_PAGE_PATH ? fleetLevel(r.path, r.text) : encoded(r.text)) } : r)));
+  requests.push(...pages.map((r) => ('text' in r ? { path: r.path, inputs: r.inputs, ...(r.path === FLEET_PAGE_PATH ? fleetLevel(r.path, [r.text]) : encoded(r.text)) } : r)));
   // Settings shape every output, so the config is an input of each.
   if (input.config) for (const request of requests) request.inputs = [...request.inputs, input.config.path];
   // The manifest is published: a private blueprint stays out of it, as it stays out of every other output.
@@ -320,8 +319,7 @@ export function parseSpecs(specSources: readonly SourceFile[], cache: BuildCache
  * megabytes, held as text (two bytes a character once any character is
  * beyond Latin-1) from now until they are written.
  */
-function encoded(text: string | Buffer, path?: string, stage?: StageOutput): { bytes: SomeBytes; sha256: string } {
+function encoded(text: string | Buffer): { bytes: Buffer; sha256: string } {
   const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  const sha256 = sha256Hex(bytes);
-  return { bytes: stage && path !== undefined ? stage(path, bytes, sha256) : bytes, sha256 };
+  return { bytes, sha256: sha256Hex(bytes) };
 }
