@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readSourceSync } from '../src/discover/discover.js';
 import { narrowStrings } from '../src/model/narrow-strings.js';
 import { releaseText } from '../src/model/source-file.js';
-import { sortKeysDeep, stableJson } from '../src/model/stable-json.js';
+import { sortKeysDeep, stableJson, stableJsonChunks } from '../src/model/stable-json.js';
 
 describe('narrowStrings', () => {
   it('leaves every value equal, whatever its characters', () => {
@@ -72,6 +72,29 @@ describe('stableJson without copying', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('writes the same text a megabyte at a time (stableJsonChunks), for trees in any key order', () => {
+    fc.assert(
+      fc.property(tree, (value) => {
+        expect([...stableJsonChunks(value)].join('')).toBe(reference(value));
+      }),
+      { numRuns: 1000 },
+    );
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.array(tree, { maxLength: 5 }), tree), { maxKeys: 5 }), (value) => {
+        expect([...stableJsonChunks(value)].join('')).toBe(reference(value));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('writes a manifest-sized document in several texts that join to stableJson', () => {
+    const outputs = Array.from({ length: 12_000 }, (_, i) => ({ inputs: [`content/agent-blueprints/a-${i}.kno`, 'knoc.config.yaml'], path: `agents/a-${i}/.well-known/agent-card.json`, sha256: 'e'.repeat(64), size: i, note: i % 7 === 0 ? 'ünïcödé ─ 😀' : undefined }));
+    const manifest = { inputs: [], knoc: '0.1.0', outputs, schemaSetDigest: `sha256:${'0'.repeat(64)}`, skipped: () => 1 };
+    const chunks = [...stableJsonChunks(manifest)];
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.join('')).toBe(stableJson(manifest));
   });
 
   it('returns a tree already in order as it is', () => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bytesOf, sizeOf, type SomeBytes } from '../model/deferred-bytes.js';
 import { sha256Hex } from '../model/digest.js';
-import { encodeParts, stableJsonParts } from '../model/stable-json.js';
+import { encodeParts, stableJsonChunks, stableJsonParts } from '../model/stable-json.js';
 import type { Entity } from '../model/entity.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { HEADERS_PATH, projectHeaders } from '../project/project-headers.js';
@@ -35,7 +35,7 @@ export interface LazyText {
 }
 
 /** Writes an output's text somewhere as soon as it is made (`stageText`), answering its sha256 and what stands for its bytes from then on. */
-export type StageOutput = (path: string, parts: readonly string[]) => { bytes: SomeBytes; sha256: string };
+export type StageOutput = (path: string, parts: () => Iterable<string>) => { bytes: SomeBytes; sha256: string };
 
 /** Manifest path inside the output folder. */
 export const MANIFEST_PATH = 'manifest.json';
@@ -43,7 +43,8 @@ export const MANIFEST_PATH = 'manifest.json';
 /** Hashes every requested output and adds `manifest.json`, which records every output and input. */
 export function planOutputs(requests: readonly OutputRequest[], inputs: readonly Entity[], schemaSetDigest: string, stage?: StageOutput): PlannedOutput[] {
   const content = requests.map((r) => ('lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : 'bytes' in r ? planBytes(r.path, r.bytes, r.sha256, r.inputs) : plan(r.path, r.text, r.inputs, r.sha256)));
-  const headers = planStaged(HEADERS_PATH, [projectHeaders(content)], content.flatMap((o) => o.inputs), stage);
+  const headersText = projectHeaders(content);
+  const headers = planStaged(HEADERS_PATH, () => [headersText], content.flatMap((o) => o.inputs), stage);
   const planned = [...content, headers].sort(byPath);
   planned.forEach((o, i) => {
     // Invariant: every path is normalised, relative, and planned once.
@@ -58,12 +59,13 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
     outputs: planned.map(({ path, sha256, size, inputs: from }) => ({ inputs: from, path, sha256, size })),
     schemaSetDigest: `sha256:${schemaSetDigest}`,
   };
-  return [...planned, planStaged(MANIFEST_PATH, stableJsonParts(manifest), [], stage)].sort(byPath);
+  // Staged, the manifest is written a list item at a time: its text never exists whole (122 MB at 100,000 blueprints).
+  return [...planned, planStaged(MANIFEST_PATH, () => (stage ? stableJsonChunks(manifest) : stableJsonParts(manifest)), [], stage)].sort(byPath);
 }
 
 /** A fleet-level output made here from its texts, written by `stage` at once when there is one. */
-function planStaged(path: string, parts: readonly string[], inputs: readonly string[], stage: StageOutput | undefined): PlannedOutput {
-  if (!stage) return planEncoded(path, encodeParts(parts), inputs);
+function planStaged(path: string, parts: () => Iterable<string>, inputs: readonly string[], stage: StageOutput | undefined): PlannedOutput {
+  if (!stage) return planEncoded(path, encodeParts([...parts()]), inputs);
   const { bytes, sha256 } = stage(path, parts);
   return planBytes(path, bytes, sha256, inputs);
 }

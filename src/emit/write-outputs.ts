@@ -287,10 +287,10 @@ export function recordStaged(stage: EarlyStage, relative: string, sha256: string
  * file, or the bytes themselves when the stage has failed or the write fails
  * (the stage is then given up like any failed one).
  */
-export function stageText(stage: EarlyStage, relative: string, parts: readonly string[]): { bytes: SomeBytes; sha256: string } {
+export function stageText(stage: EarlyStage, relative: string, parts: () => Iterable<string>): { bytes: SomeBytes; sha256: string } {
   if (!stage.failed) {
     try {
-      const { sha256, size, stamp } = writeStagedText(stage, relative, parts);
+      const { sha256, size, stamp } = writeStagedText(stage, relative, parts());
       recordStaged(stage, relative, sha256, stamp);
       (stage.readFromStage ??= new Set()).add(relative);
       return { bytes: stagedBytes(path.join(stage.dir, relative), relative, size, sha256), sha256 };
@@ -298,14 +298,15 @@ export function stageText(stage: EarlyStage, relative: string, parts: readonly s
       stage.failed = true;
     }
   }
-  const bytes = encodeParts(parts);
+  // Made again from the start: a write that failed may have used up some of them.
+  const bytes = encodeParts([...parts()]);
   return { bytes, sha256: sha256Hex(bytes) };
 }
 
 /** Characters encoded per write: a few megabytes of bytes at most in memory at once. */
 const SLICE = 1 << 20;
 
-function writeStagedText(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, parts: readonly string[]): { sha256: string; size: number; stamp: FileStamp } {
+function writeStagedText(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, parts: Iterable<string>): { sha256: string; size: number; stamp: FileStamp } {
   const target = confined(stage.dir, relative);
   const missing: string[] = [];
   for (let dir = path.dirname(target); !stage.dirs.has(dir); dir = path.dirname(dir)) missing.push(dir);

@@ -55,6 +55,53 @@ export function stableJsonParts(value: unknown): [json: string, newline: string]
   return [JSON.stringify(sortKeysDeep(value), null, 2), '\n'];
 }
 
+/** About how many characters `stableJsonChunks` puts in each text. */
+const CHUNK = 1 << 20;
+
+/**
+ * `stableJson` as a run of texts of about a megabyte each: the items of each
+ * list the top-level mapping holds are written one at a time, so that a large
+ * document (a manifest listing every output) never exists as one text. Joined,
+ * the texts are exactly `stableJson(value)`.
+ */
+export function* stableJsonChunks(value: unknown): Generator<string> {
+  const sorted = sortKeysDeep(value);
+  if (!isRecord(sorted) || !isPlain(sorted)) {
+    yield `${JSON.stringify(sorted, null, 2)}\n`;
+    return;
+  }
+  let chunk = '{';
+  let first = true;
+  for (const key of Object.keys(sorted)) {
+    const item = sorted[key];
+    const list = Array.isArray(item) && item.length > 0 ? (item as unknown[]) : undefined;
+    const text = list ? undefined : JSON.stringify(item, null, 2);
+    // What JSON.stringify leaves out of a mapping (a function, a symbol) is left out here too.
+    if (!list && text === undefined) continue;
+    chunk += `${first ? '' : ','}\n  ${JSON.stringify(key)}: `;
+    first = false;
+    if (!list) {
+      chunk += indent(text!, '\n  ');
+      continue;
+    }
+    chunk += '[';
+    for (let i = 0; i < list.length; i++) {
+      chunk += `${i === 0 ? '' : ','}\n    ${indent(JSON.stringify(list[i], null, 2) ?? 'null', '\n    ')}`;
+      if (chunk.length >= CHUNK) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    chunk += '\n  ]';
+  }
+  yield first ? '{}\n' : `${chunk}\n}\n`;
+}
+
+/** JSON text placed at a deeper indent: every line after the first moves right (JSON strings hold no raw line breaks). */
+function indent(text: string, newline: string): string {
+  return text.includes('\n') ? text.replaceAll('\n', newline) : text;
+}
+
 /** The UTF-8 bytes of texts one after another, written straight into one buffer. */
 export function encodeParts(parts: readonly string[]): Buffer {
   const sizes = parts.map((part) => Buffer.byteLength(part, 'utf8'));

@@ -184,7 +184,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
       ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
       // The fleet-level files join the cards and pages in the early stage as they are made.
-      ...(staging ? { stageOutput: (file: string, parts: readonly string[]) => stageText(staging, file, parts) } : {}),
+      ...(staging ? { stageOutput: (file: string, parts: () => Iterable<string>) => stageText(staging, file, parts) } : {}),
     });
     if (result.outputs.length >= LARGE_BUILD) releaseMemory();
     if (options.verifyDeterminism) {

@@ -245,7 +245,7 @@ export function compile(input: CompileInput): CompileResult {
   const requests: OutputRequest[] = published.map((p) => ({ path: p.path, ...(p.bytes ? { bytes: p.bytes } : { text: p.text }), sha256: p.sha256, inputs: [sourceOf.get(p.slug)!] }));
   // A build with an error publishes nothing: its fleet-level files stay in memory, for the outputs it returns.
   const stageOutput = diagnostics.some((d) => d.severity === 'error') ? undefined : input.stageOutput;
-  const fleetLevel = (path: string, parts: readonly string[]) => (stageOutput ? stageOutput(path, parts) : encoded(encodeParts(parts)));
+  const fleetLevel = (path: string, parts: string[]) => (stageOutput ? stageOutput(path, () => parts) : encoded(encodeParts(parts)));
   if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...fleetLevel(FLEET_CARD_PATH, stableJsonParts(fleet.card)), inputs: allAgentInputs });
   requests.push({ path: DOMAIN_INDEX_PATH, ...fleetLevel(DOMAIN_INDEX_PATH, stableJsonParts(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
   requests.push({
@@ -261,6 +261,8 @@ export function compile(input: CompileInput): CompileResult {
   requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...fleetLevel(SERVICE_CLASS_INDEX_PATH, stableJsonParts(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
   endPhase('project', `${published.length} cards, ${cardHits} from cache`);
+  // What projecting threw away (the fleet-level texts, written already) goes before the pages are rendered.
+  if (requests.length >= LARGE_BUILD) releaseMemory();
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
   const pages = renderPages({
     fleet: fleet.card,
