@@ -421,7 +421,17 @@ describe('parallel builds', () => {
     expect(two.failed).toBe(false);
     expect(two.diagnostics.map((d) => `${d.code} ${d.file}`)).toContain('KNO3007 content/agent-blueprints/access-auditor-0.kno');
     expect(two.diagnostics).toEqual(one.diagnostics);
-    expect(snapshotTree(path.join(clean, 'dist-two'))).toEqual(snapshotTree(path.join(clean, 'dist-one')));
+    const published = snapshotTree(path.join(clean, 'dist-one'));
+    expect(snapshotTree(path.join(clean, 'dist-two'))).toEqual(published);
+    // A check keeps only the core of every blueprint whose card and page the workers made: it finds the same, and the
+    // outputs it returns render their pages from each file parsed again, to the published bytes.
+    // With a cache, its fleet-level files wait in the spill file, written a slice at a time.
+    for (const cacheDir of [false, 'cache-check'] as const) {
+      const checked = await lib.build({ root: clean, jobs: 2, write: false, cacheDir });
+      expect(checked.diagnostics).toEqual(one.diagnostics);
+      expect(checked.outputs.map((o) => o.path).sort()).toEqual([...published.keys()].sort());
+      for (const output of checked.outputs) expect(output.bytes.equals(published.get(output.path)!)).toBe(true);
+    }
     const [a, b] = await Promise.all(['cache-one', 'cache-two'].map((name) => files.loadCacheFile(path.join(clean, name))));
     expect(b!.cache.analyses.size).toBe(a!.cache.analyses.size);
     for (const [key, analysis] of a!.cache.analyses) expect(b!.cache.analyses.get(key)).toEqual(analysis);

@@ -1,5 +1,6 @@
 // The spill file keeps bytes out of memory until they are asked for: what comes back must be what went
 // in, in any order, between later writes and as often as asked, and the file must never show up in its folder.
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -53,6 +54,22 @@ describe('spill file', () => {
     expect(existsSync(dir)).toBe(false);
     expect(spill.put([Buffer.from('card')])).toBeDefined();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('keeps a text written a slice at a time between parts, with its hash, without counting it as a part', () => {
+    const spill = new SpillFile(path.join(makeTempDir(), 'cache'));
+    const card = spill.put([part(100, 1)])!;
+    // A surrogate pair straddling the first slice's end (2^20 characters).
+    const text = [`${'a'.repeat((1 << 20) - 1)}😀${'ü'.repeat(1 << 19)}`, '\n'];
+    const kept = spill.putText(text)!;
+    const after = spill.put([part(50, 2)])!;
+    const expected = Buffer.from(text.join(''), 'utf8');
+    expect(kept.sha256).toBe(createHash('sha256').update(expected).digest('hex'));
+    expect(sizeOf(kept.bytes)).toBe(expected.length);
+    expect(Buffer.from(bytesOf(kept.bytes)).equals(expected)).toBe(true);
+    expect(Buffer.from(bytesOf(card[0]!)).equals(part(100, 1))).toBe(true);
+    expect(Buffer.from(bytesOf(after[0]!)).equals(part(50, 2))).toBe(true);
+    expect(spill.count).toBe(2);
   });
 
   it('is not made where its folder cannot be', () => {

@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { DeferredBytes } from '../model/deferred-bytes.js';
+import { utf8Slices } from '../model/stable-json.js';
 import { writePartsAt } from './write-parts.js';
 
 /** Closes a spill file's descriptor once nothing can read from it any more. */
@@ -59,7 +60,30 @@ export class SpillFile {
     });
   }
 
-  /** How many parts were put in the file. */
+  /**
+   * Writes a text a slice at a time (`utf8Slices`), so its bytes are never all in memory, and gives
+   * back its bytes deferred and their sha256; undefined when the file cannot be made or written.
+   */
+  putText(parts: Iterable<string>): { bytes: DeferredBytes; sha256: string } | undefined {
+    const fd = this.opened();
+    if (fd === undefined) return undefined;
+    const start = this.end;
+    const hash = createHash('sha256');
+    let at = start;
+    try {
+      for (const chunk of utf8Slices(parts)) {
+        writePartsAt(fd, [chunk], at);
+        hash.update(chunk);
+        at += chunk.length;
+      }
+    } catch {
+      return undefined;
+    }
+    this.end = at;
+    return { bytes: this.deferred(start, at - start), sha256: hash.digest('hex') };
+  }
+
+  /** How many parts `put` wrote (the cards; a text `putText` wrote is not counted). */
   get count(): number {
     return this.written;
   }

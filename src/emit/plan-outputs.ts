@@ -34,14 +34,27 @@ export interface LazyText {
   render(): string;
 }
 
-/** Writes an output's text somewhere as soon as it is made (`stageText`), answering its sha256 and what stands for its bytes from then on. */
-export type StageOutput = (path: string, parts: () => Iterable<string>) => { bytes: SomeBytes; sha256: string };
+/**
+ * Writes an output's text somewhere as soon as it is made (`stageText`, or a spill file), answering its
+ * sha256 and what stands for its bytes from then on. `failing` tells that the build has an error already,
+ * so it will not publish.
+ */
+export type StageOutput = (path: string, parts: () => Iterable<string>, failing: boolean) => StagedText;
+
+/** A staged text's sha256, and what stands for its bytes. */
+export interface StagedText {
+  bytes: SomeBytes;
+  sha256: string;
+}
+
+/** `StageOutput` for one build, its failing state known. */
+export type StageText = (path: string, parts: () => Iterable<string>) => StagedText;
 
 /** Manifest path inside the output folder. */
 export const MANIFEST_PATH = 'manifest.json';
 
 /** Hashes every requested output and adds `manifest.json`, which records every output and input. */
-export function planOutputs(requests: readonly OutputRequest[], inputs: readonly Entity[], schemaSetDigest: string, stage?: StageOutput): PlannedOutput[] {
+export function planOutputs(requests: readonly OutputRequest[], inputs: readonly Entity[], schemaSetDigest: string, stage?: StageText): PlannedOutput[] {
   const content = requests.map((r) => ('lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : 'bytes' in r ? planBytes(r.path, r.bytes, r.sha256, r.inputs) : plan(r.path, r.text, r.inputs, r.sha256)));
   const headersText = projectHeaders(content);
   const headers = planStaged(HEADERS_PATH, () => [headersText], content.flatMap((o) => o.inputs), stage);
@@ -64,7 +77,7 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
 }
 
 /** A fleet-level output made here from its texts, written by `stage` at once when there is one. */
-function planStaged(path: string, parts: () => Iterable<string>, inputs: readonly string[], stage: StageOutput | undefined): PlannedOutput {
+function planStaged(path: string, parts: () => Iterable<string>, inputs: readonly string[], stage: StageText | undefined): PlannedOutput {
   if (!stage) return planEncoded(path, encodeParts([...parts()]), inputs);
   const { bytes, sha256 } = stage(path, parts);
   return planBytes(path, bytes, sha256, inputs);

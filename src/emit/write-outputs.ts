@@ -3,7 +3,7 @@ import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdi
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
-import { encodeParts } from '../model/stable-json.js';
+import { encodeParts, utf8Slices } from '../model/stable-json.js';
 import { stampFrom, type FileStamp } from '../model/file-stamp.js';
 import { faultPoint, lockWaitMs } from './fault-hook.js';
 import { listFiles } from './list-files.js';
@@ -299,12 +299,14 @@ export function stageText(stage: EarlyStage, relative: string, parts: () => Iter
     }
   }
   // Made again from the start: a write that failed may have used up some of them.
+  return textInMemory(parts);
+}
+
+/** A text's bytes, made in memory, and their sha256: where a stage is not to be used, or could not be. */
+export function textInMemory(parts: () => Iterable<string>): { bytes: Buffer; sha256: string } {
   const bytes = encodeParts([...parts()]);
   return { bytes, sha256: sha256Hex(bytes) };
 }
-
-/** Characters encoded per write: a few megabytes of bytes at most in memory at once. */
-const SLICE = 1 << 20;
 
 function writeStagedText(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, parts: Iterable<string>): { sha256: string; size: number; stamp: FileStamp } {
   const target = confined(stage.dir, relative);
@@ -320,17 +322,10 @@ function writeStagedText(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: stri
   let size = 0;
   const fd = openSync(target, 'w');
   try {
-    for (const part of parts) {
-      for (let start = 0; start < part.length; ) {
-        let end = Math.min(part.length, start + SLICE);
-        // A slice never ends between the two halves of a surrogate pair.
-        if (end < part.length && (part.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
-        const chunk = Buffer.from(part.slice(start, end), 'utf8');
-        hash.update(chunk);
-        writeFileSync(fd, chunk);
-        size += chunk.length;
-        start = end;
-      }
+    for (const chunk of utf8Slices(parts)) {
+      hash.update(chunk);
+      writeFileSync(fd, chunk);
+      size += chunk.length;
     }
     return { sha256: hash.digest('hex'), size, stamp: stampFrom(fstatSync(fd)) };
   } finally {

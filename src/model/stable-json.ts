@@ -102,6 +102,21 @@ function indent(text: string, newline: string): string {
   return text.includes('\n') ? text.replaceAll('\n', newline) : text;
 }
 
+/** Characters encoded at a time by `utf8Slices`: a few megabytes of bytes at most in memory at once. */
+const SLICE = 1 << 20;
+
+/** The UTF-8 bytes of texts one after another, a slice at a time; a slice never ends between the halves of a surrogate pair. */
+export function* utf8Slices(parts: Iterable<string>): Generator<Buffer> {
+  for (const part of parts) {
+    for (let start = 0; start < part.length; ) {
+      let end = Math.min(part.length, start + SLICE);
+      if (end < part.length && (part.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      yield Buffer.from(part.slice(start, end), 'utf8');
+      start = end;
+    }
+  }
+}
+
 /** The UTF-8 bytes of texts one after another, written straight into one buffer. */
 export function encodeParts(parts: readonly string[]): Buffer {
   const sizes = parts.map((part) => Buffer.byteLength(part, 'utf8'));

@@ -25,8 +25,8 @@ export interface WorkerBatch {
   files: SourceFile[];
   context?: AgentOutputContext;
   stageDir?: string;
-  /** With the first batch: reply with a `summary` besides the record (see WorkerReply). */
-  summarize?: boolean;
+  /** With the first batch: reply with a `summary` besides the record (see WorkerReply), for the blueprints written into the early stage or for all whose card and page were made. */
+  summarize?: 'staged' | 'made';
 }
 
 /** Where a blueprint's card and page are published, and, when both were written into the early stage, their stamps as written. */
@@ -45,7 +45,7 @@ export interface WorkerOutputs {
  * `outputs` has one item per file (null when no card was made);
  * `stageFailed` is set once a write into the early stage failed.
  * `summary`, when asked for, holds the same entries, but for a blueprint whose
- * card and page were written into the early stage, only the core of its data
+ * card and page were written into the early stage (or, asked so, only made), only the core of its data
  * (`coreData`): what the main thread reads of it. The main thread then reads
  * the summary, and the record goes into the cache file unread.
  */
@@ -63,7 +63,7 @@ const { registry } = createSpecRegistry(specs);
 let context: { value: AgentOutputContext; titles: Map<string, string> } | undefined;
 let write: ((relative: string, bytes: string | Uint8Array) => FileStamp) | undefined;
 let stageFailed = false;
-let summarize = false;
+let summarize: WorkerBatch['summarize'];
 
 /** Writes one agent's card and page into the early stage, giving their stamps; undefined, and no more writes, once one fails. */
 function stage(made: AgentOutputs): WorkerOutputs['staged'] {
@@ -80,7 +80,7 @@ function stage(made: AgentOutputs): WorkerOutputs['staged'] {
 parentPort?.on('message', (batch: WorkerBatch) => {
   if (batch.context) context = { value: batch.context, titles: new Map(batch.context.domains) };
   if (batch.stageDir) write = stageWriter(batch.stageDir);
-  if (batch.summarize) summarize = true;
+  if (batch.summarize) summarize = batch.summarize;
   const entries: CacheEntry[] = [];
   const summary: CacheEntry[] = [];
   const outputs = batch.files.map((source): WorkerOutputs | null => {
@@ -89,7 +89,8 @@ parentPort?.on('message', (batch: WorkerBatch) => {
     entries.push(['a', key, analysis]);
     const made = context && entity ? agentOutputs(entity, analysis.diagnostics, context.value, context.titles) : undefined;
     const staged = made && stage(made);
-    summary.push(['a', key, staged && analysis.data ? { ...analysis, data: coreData(analysis.data) } : analysis]);
+    const brief = (summarize === 'made' ? made : staged) && analysis.data;
+    summary.push(['a', key, brief ? { ...analysis, data: coreData(brief) } : analysis]);
     if (!made) return null;
     entries.push(['c', made.card.key, made.card.value], ['p', made.page.key, made.page.value]);
     summary.push(['c', made.card.key, made.card.value], ['p', made.page.key, made.page.value]);

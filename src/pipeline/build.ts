@@ -17,7 +17,7 @@ import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
-import { discardEarlyStage, holdStagedOutputs, openEarlyStage, recordStaged, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
+import { discardEarlyStage, holdStagedOutputs, openEarlyStage, recordStaged, stageText, textInMemory, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, parseSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
@@ -159,8 +159,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(spill ? { spill } : {}),
       ...(cacheFile ? { cacheFile } : {}),
       ...(startedWorkers ? { started: startedWorkers } : {}),
-      // The main thread keeps only what it reads of each blueprint the workers published early; an in-memory cache outlives the build and keeps all.
-      summarize: !options.memoryCache,
+      // The main thread keeps only what it reads of each blueprint the workers published early, or, in a build that neither
+      // writes nor compares outputs, of each whose card and page they made; an in-memory cache outlives the build and keeps all.
+      ...(options.memoryCache ? {} : { summarize: options.write === false && !options.checkOutputs ? ('made' as const) : ('staged' as const) }),
       onRead: (file, result) => read.set(file, result),
     });
     const discovery = withReads(found, read);
@@ -172,6 +173,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     if (prewarmed.size >= LARGE_BUILD) releaseMemory();
     const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
     const staging = early?.stage();
+    const spilling = options.write === false ? spill : undefined;
     const result = compile({
       discovery,
       cache,
@@ -183,8 +185,13 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(config ? { config } : {}),
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
       ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
-      // The fleet-level files join the cards and pages in the early stage as they are made.
-      ...(staging ? { stageOutput: (file: string, parts: () => Iterable<string>) => stageText(staging, file, parts) } : {}),
+      // The fleet-level files join the cards and pages in the early stage as they are made (unless the build will not
+      // publish); a build that writes nothing puts them in its spill file.
+      ...(staging
+        ? { stageOutput: (file: string, parts: () => Iterable<string>, failing: boolean) => (failing ? textInMemory(parts) : stageText(staging, file, parts)) }
+        : spilling
+          ? { stageOutput: (_file: string, parts: () => Iterable<string>) => spilling.putText(parts()) ?? textInMemory(parts) }
+          : {}),
     });
     if (result.outputs.length >= LARGE_BUILD) releaseMemory();
     if (options.verifyDeterminism) {

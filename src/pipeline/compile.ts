@@ -243,8 +243,10 @@ export function compile(input: CompileInput): CompileResult {
   const domainInputs = domains.map((d) => d.source.path);
 
   const requests: OutputRequest[] = published.map((p) => ({ path: p.path, ...(p.bytes ? { bytes: p.bytes } : { text: p.text }), sha256: p.sha256, inputs: [sourceOf.get(p.slug)!] }));
-  // A build with an error publishes nothing: its fleet-level files stay in memory, for the outputs it returns.
-  const stageOutput = diagnostics.some((d) => d.severity === 'error') ? undefined : input.stageOutput;
+  // A build with an error publishes nothing: the hook is told, and may keep its fleet-level files in memory.
+  const failing = diagnostics.some((d) => d.severity === 'error');
+  const stage = input.stageOutput;
+  const stageOutput = stage && ((path: string, parts: () => Iterable<string>) => stage(path, parts, failing));
   const fleetLevel = (path: string, parts: string[]) => (stageOutput ? stageOutput(path, () => parts) : encoded(encodeParts(parts)));
   if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...fleetLevel(FLEET_CARD_PATH, stableJsonParts(fleet.card)), inputs: allAgentInputs });
   requests.push({ path: DOMAIN_INDEX_PATH, ...fleetLevel(DOMAIN_INDEX_PATH, stableJsonParts(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });

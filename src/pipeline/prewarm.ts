@@ -47,10 +47,11 @@ export interface PrewarmOptions {
   onRead?: (path: string, read: { source: SourceFile } | { diagnostic: Diagnostic }) => void;
   /**
    * Keep only the core of the data (`coreData`, marked partial) of each blueprint whose card and page
-   * the workers wrote into the early stage; the cache file still gets all of it. Not for a cache that
+   * the workers wrote into the early stage (`staged`), or made at all (`made`: for a build that
+   * neither writes nor compares outputs); the cache file still gets all of it. Not for a cache that
    * outlives the build.
    */
-  summarize?: boolean;
+  summarize?: 'staged' | 'made';
 }
 
 /**
@@ -69,7 +70,7 @@ export async function prewarmCache(
   specs: readonly Entity[],
   schemaSetDigest: string,
   jobs: number,
-  { onProgress, outputs, release = false, spill, cacheFile, started, onRead, summarize = false }: PrewarmOptions = {},
+  { onProgress, outputs, release = false, spill, cacheFile, started, onRead, summarize }: PrewarmOptions = {},
 ): Promise<number> {
   const misses = content.filter((file) => !('sha256' in file) || !cache.analyses.has(analysisKey(file, schemaSetDigest)));
   if (jobs <= 1 || misses.length === 0) {
@@ -80,6 +81,7 @@ export async function prewarmCache(
   // Asked once the workers run (they start up meanwhile); whatever throws from here on stops them.
   let context: AgentOutputContext | undefined;
   let stageDir: string | undefined;
+  let brief: PrewarmOptions['summarize'];
   // Small batches from one queue: a worker that runs faster takes more, and no thread ever holds every result at once.
   let next = 0;
   let done = 0;
@@ -119,7 +121,7 @@ export async function prewarmCache(
     const spilled = spill && cards.length > 0 ? spill.put(cards) : undefined;
     let nextCard = 0;
     for (const { source, key, analysis, made: one } of found) {
-      if (summary && one?.where.staged && analysis.data) markPartial(analysis.data);
+      if (summary && one && (brief === 'made' || one.where.staged) && analysis.data) markPartial(analysis.data);
       cache.analyses.set(key, analysis);
       cache.used.add(key);
       // Analysed: its bytes are needed again only for a finding's position or code frame, which reads the file.
@@ -141,7 +143,9 @@ export async function prewarmCache(
   try {
     context = outputs?.context();
     stageDir = outputs?.stageDir?.();
-    await Promise.all(workers.map((worker) => runWorker(worker, context && { context, ...(stageDir !== undefined ? { stageDir, ...(summarize ? { summarize } : {}) } : {}) }, take, store)));
+    // Summaries of staged blueprints only where there is a stage.
+    brief = summarize === 'made' || (summarize === 'staged' && stageDir !== undefined) ? summarize : undefined;
+    await Promise.all(workers.map((worker) => runWorker(worker, context && { context, ...(stageDir !== undefined ? { stageDir } : {}), ...(brief ? { summarize: brief } : {}) }, take, store)));
   } finally {
     for (const worker of workers) void worker.terminate();
   }
