@@ -308,16 +308,9 @@ export function textInMemory(parts: () => Iterable<string>): { bytes: Buffer; sh
   return { bytes, sha256: sha256Hex(bytes) };
 }
 
+/** Writes a text into a stage a slice at a time, hashing it as it goes; gives its sha256, size and stamp as written. */
 function writeStagedText(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, parts: Iterable<string>): { sha256: string; size: number; stamp: FileStamp } {
-  const target = confined(stage.dir, relative);
-  const missing: string[] = [];
-  for (let dir = path.dirname(target); !stage.dirs.has(dir); dir = path.dirname(dir)) missing.push(dir);
-  for (const dir of missing.reverse()) {
-    faultPoint('mkdir', dir);
-    makeStagedDir(dir);
-    stage.dirs.add(dir);
-  }
-  faultPoint('write', target);
+  const target = stagedTarget(stage, relative);
   const hash = createHash('sha256');
   let size = 0;
   const fd = openSync(target, 'w');
@@ -378,6 +371,11 @@ export function stageWriter(dir: string): (relative: string, bytes: string | Uin
 }
 
 function writeStaged(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, bytes: string | Uint8Array): FileStamp {
+  return writeStamped(stagedTarget(stage, relative), bytes);
+}
+
+/** Where `relative` goes in a stage, its folders made (each once); a fault point for the write that follows. */
+function stagedTarget(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string): string {
   const target = confined(stage.dir, relative);
   const missing: string[] = [];
   for (let dir = path.dirname(target); !stage.dirs.has(dir); dir = path.dirname(dir)) missing.push(dir);
@@ -387,7 +385,7 @@ function writeStaged(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, 
     stage.dirs.add(dir);
   }
   faultPoint('write', target);
-  return writeStamped(target, bytes);
+  return target;
 }
 
 /** Writes a new file and gives its stamp, taken from the open file (no second lookup of the path). */
