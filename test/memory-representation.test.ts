@@ -7,6 +7,9 @@ import { readSourceSync } from '../src/discover/discover.js';
 import { narrowStrings } from '../src/model/narrow-strings.js';
 import { releaseText } from '../src/model/source-file.js';
 import { sortKeysDeep, stableJson, stableJsonChunks } from '../src/model/stable-json.js';
+import type { AgentCard } from '../src/project/a2a-types.js';
+import { projectFleetCard } from '../src/project/project-fleet-card.js';
+import { fleetView } from '../src/cache/edit-state.js';
 
 describe('narrowStrings', () => {
   it('leaves every value equal, whatever its characters', () => {
@@ -116,5 +119,36 @@ describe('a released source whose file is gone', () => {
     releaseText(read.source);
     rmSync(file);
     expect(read.source.text).toBe('');
+  });
+});
+
+describe('the fleet card', () => {
+  it("reads each member's fleet view, never its whole card (which would read the card's bytes back)", () => {
+    const full: AgentCard = {
+      name: 'Triage',
+      description: 'Sorts incoming reports.',
+      version: '1.0.0',
+      supportedInterfaces: [{ url: 'https://agents.example/triage', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
+      capabilities: {},
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['application/json'],
+      skills: [{ id: 'sort', name: 'Sort', description: 'Sorts.', tags: ['triage'] }],
+    };
+    const member = {
+      slug: 'triage',
+      path: 'agents/triage/.well-known/agent-card.json',
+      sha256: 'a'.repeat(64),
+      view: fleetView(full),
+      get card(): AgentCard {
+        throw new Error('the whole card was read');
+      },
+      get text(): string {
+        throw new Error('the card text was read');
+      },
+    };
+    const { card } = projectFleetCard([member], {}, 'https://agents.example', { file: 'knoc.config.yaml' });
+    expect(card?.capabilities.extensions?.[0]?.params).toEqual({ agents: [{ slug: 'triage', name: 'Triage', card: member.path }] });
+    expect(card?.skills).toEqual([{ id: 'triage', name: 'Triage', description: 'Sorts incoming reports.', tags: ['triage'] }]);
+    expect(card?.defaultOutputModes).toEqual(['application/json']);
   });
 });

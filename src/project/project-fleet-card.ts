@@ -40,7 +40,7 @@ export function projectFleetCard(members: readonly PublishedCard[], fleet: Fleet
           uri: FLEET_URI,
           description: 'The member agents of this fleet and where their cards are; index/agents.json has their digests.',
           required: false,
-          params: { agents: members.map(({ slug, path, card }) => ({ slug, name: card.name, card: path })) },
+          params: { agents: members.map((member) => ({ slug: member.slug, name: fleetFields(member).name, card: member.path })) },
         },
       ],
     },
