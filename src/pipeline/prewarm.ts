@@ -173,14 +173,15 @@ export function startWorkers(specs: readonly Entity[], count: number): Worker[] 
 }
 
 /**
- * A small young generation for each worker. What a worker keeps is one batch of
- * results at a time, so a larger nursery only holds garbage: with V8's default
- * (16 MB semi-spaces) each worker's young generation grows to about 30 MB of
- * resident memory, all alive at the moment the main thread holds every
- * analysis. `knoc check` at 10,000 blueprints peaked at 414-428 MB with the
- * default and 382-389 MB with this, no slower (docs/performance.md).
+ * A young generation of 16 MB for each worker. What a worker keeps is one batch
+ * of results at a time, so a larger nursery mostly holds garbage, yet a smaller
+ * one collects too often: with 4 MB each worker ran about 580 scavenges in a
+ * cold build of 10,000 blueprints (1.6 s of pauses, `--trace-gc`), with 16 MB
+ * about 150 (1.0-1.3 s). `knoc check` on the broken variant then peaks at
+ * 348-352 MB, against 308-315 MB with 4 MB and 364-386 MB with 32 MB
+ * (docs/performance.md).
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };
 
 /** Batches sent ahead to each worker; with BATCH, what bounds the results waiting for the main thread. */
 const IN_FLIGHT = 4;
