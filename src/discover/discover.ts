@@ -114,8 +114,8 @@ export async function listSources(root: string, limits: ParseLimits = DEFAULT_LI
 
 /**
  * Reads what `listSources` found. Content files for which `later` holds are
- * left unread (`unread`): a build with nothing cached reads them as it hands
- * them to worker threads, and settles them with `withReads` before compiling.
+ * left unread (`unread`): a build with nothing cached has the worker threads
+ * read them, and settles them with `withReads` before compiling.
  */
 export function readListed(listing: Listing, later?: (relative: string) => boolean): Discovery {
   const diagnostics = [...listing.diagnostics];
@@ -222,7 +222,7 @@ export async function readSource(relative: string, absolute: string, origin: Sou
 
 /**
  * `readSource`, synchronously: thousands of small reads cost a fraction of the thread pool's round trips.
- * With `sendsText` (a source sent to a worker thread at once), the text decoded to check it answers its first read.
+ * With `sendsText` (a source parsed at once, as a worker thread does), the text decoded to check it answers its first read.
  */
 export function readSourceSync(relative: string, absolute: string, origin: SourceFile['origin'], limits: ParseLimits = DEFAULT_LIMITS, yaml = true, sendsText = false): { source: SourceFile } | { diagnostic: Diagnostic } {
   // A name that is not valid UTF-8 cannot be named in a report, nor opened again by the name the listing gave.

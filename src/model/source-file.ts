@@ -52,6 +52,20 @@ function heldText(this: SourceFile): string {
  * again from the file if a report asks for it.
  */
 export function sourceOfBytes(source: Omit<SourceFile, 'text'>, bytes: Buffer, decoded?: string): SourceFile {
+  return heldSource(source, bytes.includes(SUPPRESSION_MARK), { bytes, once: decoded });
+}
+
+/**
+ * A source another thread read (and hashed, and stamped): none of its bytes are
+ * here, and its text is read again from the file if a report asks for it, as a
+ * released source's is. `suppressions` is whether its bytes hold the mark of an
+ * inline suppression comment.
+ */
+export function sourceOnDisk(source: Omit<SourceFile, 'text' | 'suppressions'>, suppressions: boolean): SourceFile {
+  return heldSource(source, suppressions, { bytes: undefined, once: undefined });
+}
+
+function heldSource(source: Omit<SourceFile, 'text'>, suppressions: boolean, state: HeldText): SourceFile {
   // Every key in one literal, then the same getter function: sources then share one shape. A getter written in a
   // literal, or a closure per source, would make each a dictionary (about 450 bytes more each).
   const lazy = {
@@ -61,10 +75,10 @@ export function sourceOfBytes(source: Omit<SourceFile, 'text'>, bytes: Buffer, d
     origin: source.origin,
     stamp: source.stamp,
     limits: source.limits,
-    suppressions: bytes.includes(SUPPRESSION_MARK),
+    suppressions,
   } as SourceFile;
   Object.defineProperty(lazy, 'text', { enumerable: true, get: heldText });
-  held.set(lazy, { bytes, once: decoded });
+  held.set(lazy, state);
   return lazy;
 }
 

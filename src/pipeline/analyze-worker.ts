@@ -5,6 +5,8 @@ import type { CacheEntry } from '../cache/cache-file.js';
 import type { Entity } from '../model/entity.js';
 import type { FileStamp } from '../model/file-stamp.js';
 import type { SourceFile } from '../model/source-file.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { readUnread, type UnreadSource } from '../discover/discover.js';
 import { stageWriter } from '../emit/write-outputs.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
 import { validateEntity } from '../validate/validate-entity.js';
@@ -22,7 +24,8 @@ export interface WorkerSetup {
  * rendering pages as files are parsed, and the early stage to write them into.
  */
 export interface WorkerBatch {
-  files: SourceFile[];
+  /** Sources read already, or files the worker reads itself (by the same rules as the main thread). */
+  files: (SourceFile | UnreadSource)[];
   context?: AgentOutputContext;
   stageDir?: string;
   /** With the first batch: reply with a `summary` besides the record (see WorkerReply), for the blueprints written into the early stage or for all whose card and page were made. */
@@ -36,13 +39,19 @@ export interface WorkerOutputs {
   staged?: { card: FileStamp; page: FileStamp };
 }
 
+/** What a worker found reading a file it was sent unread: the source's hash, stamp and whether it may hold a suppression comment, or why it cannot be read. */
+export type WorkerRead = { sha256: string; stamp: FileStamp | undefined; suppressions: boolean } | { diagnostic: Diagnostic };
+
 /**
  * A worker's answer to one batch. `record` is what it found, as the entries
  * of the cache file hold it (`v8.serialize` of `CacheEntry[]`): for each file
  * in order, its analysis, then, for a blueprint sure to publish, its card and
  * its page's hash (the page's text stays in the worker). The main thread reads
  * the entries and writes the record into the cache file as it is.
- * `outputs` has one item per file (null when no card was made);
+ * `outputs` has one item per file (null when no card was made, or the file
+ * could not be read); `reads` has one per file too: what reading it found, for
+ * a file sent unread (null for a source sent read). A file that cannot be read
+ * has no entries.
  * `stageFailed` is set once a write into the early stage failed.
  * `summary`, when asked for, holds the same entries, but for a blueprint whose
  * card and page were written into the early stage (or, asked so, only made), only the core of its data
@@ -53,6 +62,7 @@ export interface WorkerReply {
   record: Uint8Array;
   summary?: Uint8Array;
   outputs: (WorkerOutputs | null)[];
+  reads: (WorkerRead | null)[];
   stageFailed?: boolean;
 }
 
@@ -83,7 +93,21 @@ parentPort?.on('message', (batch: WorkerBatch) => {
   if (batch.summarize) summarize = batch.summarize;
   const entries: CacheEntry[] = [];
   const summary: CacheEntry[] = [];
-  const outputs = batch.files.map((source): WorkerOutputs | null => {
+  const reads: (WorkerRead | null)[] = [];
+  const outputs = batch.files.map((file): WorkerOutputs | null => {
+    let source: SourceFile;
+    if ('sha256' in file) {
+      source = file;
+      reads.push(null);
+    } else {
+      const read = readUnread(file);
+      if ('diagnostic' in read) {
+        reads.push(read);
+        return null;
+      }
+      source = read.source;
+      reads.push({ sha256: source.sha256, stamp: source.stamp, suppressions: source.suppressions !== false });
+    }
     const { analysis, entity } = analyzeSource(source, (e) => validateEntity(e, registry));
     const key = analysisKey(source, registry.digest);
     entries.push(['a', key, analysis]);
@@ -98,7 +122,7 @@ parentPort?.on('message', (batch: WorkerBatch) => {
   });
   const record = serialize(entries);
   const brief = summarize ? serialize(summary) : undefined;
-  const reply: WorkerReply = { record, ...(brief ? { summary: brief } : {}), outputs, ...(stageFailed ? { stageFailed } : {}) };
+  const reply: WorkerReply = { record, ...(brief ? { summary: brief } : {}), outputs, reads, ...(stageFailed ? { stageFailed } : {}) };
   // The buffers' memory goes to the main thread rather than being copied, when each is its buffer's alone.
   const whole = (bytes: Uint8Array | undefined): ArrayBuffer[] => (bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : []);
   parentPort?.postMessage(reply, [...whole(record), ...whole(brief)]);

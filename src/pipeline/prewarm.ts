@@ -6,11 +6,11 @@ import type { SpillFile } from '../cache/spill-file.js';
 import type { Entity } from '../model/entity.js';
 import type { FileStamp } from '../model/file-stamp.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { readUnread, type UnreadSource } from '../discover/discover.js';
-import { releaseText, type SourceFile } from '../model/source-file.js';
+import type { UnreadSource } from '../discover/discover.js';
+import { releaseText, sourceOnDisk, type SourceFile } from '../model/source-file.js';
 import { markPartial } from '../model/partial-data.js';
 import type { AgentOutputContext } from './agent-outputs.js';
-import type { WorkerBatch, WorkerReply, WorkerSetup } from './analyze-worker.js';
+import type { WorkerBatch, WorkerOutputs, WorkerReply, WorkerSetup } from './analyze-worker.js';
 
 /** Below this many files to parse, starting workers costs more than it saves. */
 export const PARALLEL_THRESHOLD = 200;
@@ -61,8 +61,9 @@ export interface PrewarmOptions {
  * publish, and those go in the cache too. compile() then finds every analysis
  * there, and every card and page under the key it computes itself, so its
  * output cannot depend on how many jobs ran. An unread source (never cached)
- * is read as its batch is sent: the workers start before this thread has read
- * every file, and it reads while they parse.
+ * is read by the worker it is sent to, by the same rules as any other: this
+ * thread never holds its bytes, and is told (`onRead`) its hash and stamp, or
+ * why it cannot be read.
  */
 export async function prewarmCache(
   cache: BuildCache,
@@ -85,23 +86,28 @@ export async function prewarmCache(
   // Small batches from one queue: a worker that runs faster takes more, and no thread ever holds every result at once.
   let next = 0;
   let done = 0;
-  const take = (): SourceFile[] => {
-    const files: SourceFile[] = [];
-    while (files.length < BATCH && next < misses.length) {
-      const file = misses[next++]!;
-      if ('sha256' in file) {
-        files.push(file);
-        continue;
-      }
-      const read = readUnread(file);
-      onRead?.(file.path, read);
-      if ('source' in read) files.push(read.source);
-      else done++;
-    }
-    return files;
-  };
-  const store = (batch: readonly SourceFile[], { record, summary, outputs: made, stageFailed }: WorkerReply) => {
+  const take = (): (SourceFile | UnreadSource)[] => misses.slice(next, (next = Math.min(misses.length, next + BATCH)));
+  const store = (sent: readonly (SourceFile | UnreadSource)[], { record, summary, outputs: made, reads, stageFailed }: WorkerReply) => {
     if (stageFailed) outputs?.onStageFailed?.();
+    // A file sent unread was read by the worker: here it becomes a source whose text is read again only for a report.
+    const batch: SourceFile[] = [];
+    const madeOf: (WorkerOutputs | null)[] = [];
+    sent.forEach((file, i) => {
+      const read = reads[i];
+      if ('sha256' in file || !read) {
+        batch.push(file as SourceFile);
+        madeOf.push(made[i] ?? null);
+        return;
+      }
+      if ('diagnostic' in read) {
+        onRead?.(file.path, read);
+        return;
+      }
+      const source = sourceOnDisk({ path: file.path, absolutePath: file.absolutePath, sha256: read.sha256, origin: 'content', stamp: read.stamp, limits: file.limits }, read.suppressions);
+      onRead?.(file.path, { source });
+      batch.push(source);
+      madeOf.push(made[i] ?? null);
+    });
     // The summary holds the same entries, with less of the data (see WorkerReply); the record goes into the cache file unread.
     const entries = deserialize(summary ?? record) as CacheEntry[];
     cacheFile?.append(record, entries);
@@ -114,7 +120,7 @@ export async function prewarmCache(
     };
     const found = batch.map((source, i) => {
       const [, key, analysis] = next('a');
-      return { source, key, analysis, made: made[i] ? { where: made[i]!, card: next('c'), page: next('p') } : undefined };
+      return { source, key, analysis, made: madeOf[i] ? { where: madeOf[i]!, card: next('c'), page: next('p') } : undefined };
     });
     // The batch's card bytes go to the spill file in one write; the cache keeps where they are.
     const cards = found.flatMap((f) => (f.made ? [f.made.card[2].bytes as Uint8Array] : []));
@@ -138,7 +144,7 @@ export async function prewarmCache(
       outputs?.onStaged?.(one.where.cardPath, card.sha256, staged.card);
       outputs?.onStaged?.(one.where.pagePath, page.sha256, staged.page);
     }
-    onProgress?.((done += batch.length));
+    onProgress?.((done += sent.length));
   };
   try {
     context = outputs?.context();
@@ -187,9 +193,9 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };
 const IN_FLIGHT = 4;
 
 /** Feeds one worker until the queue is empty. */
-function runWorker(worker: Worker, first: Omit<WorkerBatch, 'files'> | undefined, take: () => SourceFile[], store: (batch: readonly SourceFile[], reply: WorkerReply) => void): Promise<void> {
+function runWorker(worker: Worker, first: Omit<WorkerBatch, 'files'> | undefined, take: () => WorkerBatch['files'], store: (batch: WorkerBatch['files'], reply: WorkerReply) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const sent: SourceFile[][] = [];
+    const sent: WorkerBatch['files'][] = [];
     const send = (isFirst: boolean) => {
       const files = take();
       if (files.length === 0) return;
