@@ -3,6 +3,9 @@
 // Every measurement is a separate child process run under /usr/bin/time, which reports the peak
 // resident set (ru_maxrss, including any processes it started) after the process exits; wall time
 // is taken around the spawn. Each is run once to warm the file cache, then `runs` times; medians.
+// The floor, ajv-cli and the cold build, whose ratios compare different programs, take turns in
+// each round (floor, ajv-cli, cold, floor, ...), so a machine that slows down or speeds up during
+// the run weighs on all three alike rather than on whichever ran in that stretch.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -62,20 +65,42 @@ function measureOnce(command: string[], cwd: string, expect: number): Sample {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** One measured program: its command, where it runs, the exit code it must end with, and what to do before each run. */
+interface Subject {
+  name: string;
+  command: string[];
+  cwd: string;
+  expect: number;
+  before?: (run: number) => void;
+}
+
+interface Measurement {
+  name: string;
+  ms: number;
+  rssMb: number;
+}
+
 /** `warmups` unmeasured runs (one by default), then `runs` measured runs, each after `before`. */
-function measure(name: string, command: string[], cwd: string, expect: number, before: (run: number) => void = () => {}): { name: string; ms: number; rssMb: number } {
-  for (let w = 0; w < warmups; w++) {
-    before(-1 - w);
-    measureOnce(command, cwd, expect);
+function measure(name: string, command: string[], cwd: string, expect: number, before: (run: number) => void = () => {}): Measurement {
+  return measureInTurn([{ name, command, cwd, expect, before }])[0]!;
+}
+
+/** Like `measure`, for several subjects at once: in each round, warm-up or measured, every subject runs once, in order. */
+function measureInTurn(subjects: readonly Subject[]): Measurement[] {
+  const samples: Sample[][] = subjects.map(() => []);
+  for (let round = -warmups; round < runs; round++) {
+    subjects.forEach((subject, i) => {
+      subject.before?.(round);
+      const sample = measureOnce(subject.command, subject.cwd, subject.expect);
+      if (round >= 0) samples[i]!.push(sample);
+    });
   }
-  const samples: Sample[] = [];
-  for (let r = 0; r < runs; r++) {
-    before(r);
-    samples.push(measureOnce(command, cwd, expect));
-  }
-  const result = { name, ms: median(samples.map((s) => s.ms)), rssMb: Math.max(...samples.map((s) => s.rssMb)) };
-  console.error(`  ${name.padEnd(16)} ${result.ms.toFixed(0).padStart(7)} ms  ${result.rssMb.toFixed(0).padStart(5)} MB   [${samples.map((s) => s.ms.toFixed(0)).join(', ')}]`);
-  return result;
+  return subjects.map((subject, i) => {
+    const taken = samples[i]!;
+    const result = { name: subject.name, ms: median(taken.map((s) => s.ms)), rssMb: Math.max(...taken.map((s) => s.rssMb)) };
+    console.error(`  ${subject.name.padEnd(16)} ${result.ms.toFixed(0).padStart(7)} ms  ${result.rssMb.toFixed(0).padStart(5)} MB   [${taken.map((s) => s.ms.toFixed(0)).join(', ')}]`);
+    return result;
+  });
 }
 
 const c = corpus();
@@ -106,9 +131,11 @@ const edited = path.join(c.clean, 'content/agent-blueprints', readdirSync(path.j
 const original = readFileSync(edited, 'utf8');
 
 console.error(`n=${n}, ${runs} runs each after ${warmups} warm-up(s), ${availableParallelism()} cores, Node ${process.version}`);
-const floor = measure('floor', ['node', path.join(repo, 'bench/floor.mjs'), c.clean], repo, 0);
-const peer = measure('ajv-cli', ['sh', '-c', `${ajvArgs('agent-blueprints', 'agent-blueprint.schema.json')} > /dev/null && ${ajvArgs('perception-domains', 'perception-domain.schema.json')} > /dev/null`], repo, 0);
-const cold = measure('knoc cold', ['node', knoc, 'build'], c.clean, 0, moveCache(c.clean));
+const [floor, peer, cold] = measureInTurn([
+  { name: 'floor', command: ['node', path.join(repo, 'bench/floor.mjs'), c.clean], cwd: repo, expect: 0 },
+  { name: 'ajv-cli', command: ['sh', '-c', `${ajvArgs('agent-blueprints', 'agent-blueprint.schema.json')} > /dev/null && ${ajvArgs('perception-domains', 'perception-domain.schema.json')} > /dev/null`], cwd: repo, expect: 0 },
+  { name: 'knoc cold', command: ['node', knoc, 'build'], cwd: c.clean, expect: 0, before: moveCache(c.clean) },
+]) as [Measurement, Measurement, Measurement];
 const noop = measure('knoc no-op', ['node', knoc, 'build'], c.clean, 0);
 const edit = measure('knoc one-edit', ['node', knoc, 'build'], c.clean, 0, (r) => writeFileSync(edited, original.replace(/^(title: .*)$/m, `$1 edit ${r + 2}`)));
 writeFileSync(edited, original);
