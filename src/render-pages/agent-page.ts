@@ -12,8 +12,23 @@ import type { LinkView } from './safe-href.js';
  * change the template and this function together.
  */
 export function renderAgentHtml(agent: AgentView, site: { fleetName: string; knocVersion: string }, templatesDir: string): string {
+  // One small function per section: each is optimised apart, so a section whose data changes shape is compiled
+  // again alone, not the whole page (a build renders thousands, on several threads that each compile their own).
+  return (
+    headerHtml(agent, site, templatesDir) +
+    skillsHtml(agent.skills) +
+    domainsHtml(agent) +
+    goalsHtml(agent.goals) +
+    boundariesHtml(agent.boundaries) +
+    interfacesHtml(agent) +
+    extensionsHtml(agent.extensions) +
+    provenanceHtml(agent, site.knocVersion)
+  );
+}
+
+function headerHtml(agent: AgentView, site: { fleetName: string; knocVersion: string }, templatesDir: string): string {
   const fleetName = esc(site.fleetName);
-  let out = `<!doctype html>\n<html lang="en">\n<head>\n${headHtml(site.knocVersion, templatesDir)}<title>${esc(agent.name)} · ${fleetName}</title>
+  return `<!doctype html>\n<html lang="en">\n<head>\n${headHtml(site.knocVersion, templatesDir)}<title>${esc(agent.name)} · ${fleetName}</title>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -33,10 +48,13 @@ export function renderAgentHtml(agent: AgentView, site: { fleetName: string; kno
     <section aria-labelledby="skills">
       <h2 id="skills">Skills</h2>
 `;
-  if (truthy(agent.skills.length)) {
-    out += '      <ul class="cards">\n';
-    for (const skill of agent.skills) {
-      out += `        <li>
+}
+
+function skillsHtml(skills: AgentView['skills']): string {
+  if (!truthy(skills.length)) return '      <p>No skills declared.</p>\n';
+  let out = '      <ul class="cards">\n';
+  for (const skill of skills) {
+    out += `        <li>
           <h3>${esc(skill.name)}</h3>
           <p class="muted"><code>${esc(skill.id)}</code></p>
           <p>${esc(skill.description)}</p>
@@ -46,24 +64,29 @@ export function renderAgentHtml(agent: AgentView, site: { fleetName: string; kno
           ${truthy(skill.outputModes.length) ? `<p class="muted">Output: ${codes(skill.outputModes)}</p>` : ''}
         </li>
 `;
-    }
-    out += '      </ul>\n';
-  } else out += '      <p>No skills declared.</p>\n';
-  out += `    </section>
+  }
+  return `${out}      </ul>\n`;
+}
+
+function domainsHtml(agent: AgentView): string {
+  let out = `    </section>
     <section aria-labelledby="perception">
       <h2 id="perception">Perception domains</h2>
 `;
   if (truthy(agent.domains.length)) out += `      <ul class="plain">${agent.domains.map((d) => `<li><a href="${esc(d.href)}">${esc(d.title)}</a> <code>${esc(d.slug)}</code></li>`).join('')}</ul>\n`;
   else out += '      <p>Perceives no domain.</p>\n';
-  out += `      ${truthy(agent.refresh) ? `<p class="muted">Refresh: ${esc(agent.refresh)}</p>` : ''}
+  return `${out}      ${truthy(agent.refresh) ? `<p class="muted">Refresh: ${esc(agent.refresh)}</p>` : ''}
     </section>
     <section aria-labelledby="goals">
       <h2 id="goals">Goals</h2>
 `;
-  if (truthy(agent.goals.length)) {
-    out += '      <ul class="cards">\n';
-    for (const goal of agent.goals) {
-      out += `        <li>
+}
+
+function goalsHtml(goals: AgentView['goals']): string {
+  if (!truthy(goals.length)) return '      <p>No goals declared.</p>\n';
+  let out = '      <ul class="cards">\n';
+  for (const goal of goals) {
+    out += `        <li>
           <h3><code>${esc(goal.id)}</code></h3>
           <p>${esc(goal.description)}</p>
           <dl class="facts">
@@ -73,25 +96,29 @@ export function renderAgentHtml(agent: AgentView, site: { fleetName: string; kno
           </dl>
         </li>
 `;
-    }
-    out += '      </ul>\n';
-  } else out += '      <p>No goals declared.</p>\n';
-  out += `    </section>
+  }
+  return `${out}      </ul>\n`;
+}
+
+function boundariesHtml(boundaries: AgentView['boundaries']): string {
+  const list = truthy(boundaries.length) ? `      <ul class="plain">${boundaries.map((b) => `<li>${esc(b)}</li>`).join('')}</ul>\n` : '      <p>No boundaries declared.</p>\n';
+  return `    </section>
     <section aria-labelledby="boundaries">
       <h2 id="boundaries">Boundaries</h2>
-`;
-  if (truthy(agent.boundaries.length)) out += `      <ul class="plain">${agent.boundaries.map((b) => `<li>${esc(b)}</li>`).join('')}</ul>\n`;
-  else out += '      <p>No boundaries declared.</p>\n';
-  out += `    </section>
+${list}    </section>
     <section aria-labelledby="interfaces">
       <h2 id="interfaces">Interfaces</h2>
       <ul class="plain">
 `;
+}
+
+function interfacesHtml(agent: AgentView): string {
+  let out = '';
   for (const i of agent.interfaces) {
     out += `        <li>${withLink(i.url)} · <code>${esc(i.protocolBinding)}</code> · A2A ${esc(i.protocolVersion)}${truthy(i.tenant) ? ` · tenant <code>${esc(i.tenant)}</code>` : ''}</li>\n`;
   }
   const provider = agent.provider;
-  out += `      </ul>
+  return `${out}      </ul>
       <dl class="facts">
         ${agent.capabilities.map((c) => `<dt>${esc(c.name)}</dt><dd>${esc(c.value)}</dd>`).join('')}
         <dt>Input modes</dt><dd>${codes(agent.inputModes)}</dd>
@@ -106,19 +133,24 @@ export function renderAgentHtml(agent: AgentView, site: { fleetName: string; kno
     <section aria-labelledby="extensions">
       <h2 id="extensions">Extensions</h2>
 `;
-  if (truthy(agent.extensions.length)) {
-    out += '      <ul class="cards">\n';
-    for (const e of agent.extensions) {
-      out += `        <li>
+}
+
+function extensionsHtml(extensions: AgentView['extensions']): string {
+  if (!truthy(extensions.length)) return '      <p>No extensions declared.</p>\n';
+  let out = '      <ul class="cards">\n';
+  for (const e of extensions) {
+    out += `        <li>
           <h3>${esc(e.description)}</h3>
           <p>${withLink(e.uri)}${truthy(e.required) ? ' <span class="badge warn">required</span>' : ''}</p>
           ${truthy(e.params) ? `<pre><code>${esc(e.params)}</code></pre>` : ''}
         </li>
 `;
-    }
-    out += '      </ul>\n';
-  } else out += '      <p>No extensions declared.</p>\n';
-  out += `    </section>
+  }
+  return `${out}      </ul>\n`;
+}
+
+function provenanceHtml(agent: AgentView, knocVersion: string): string {
+  return `    </section>
     <section aria-labelledby="provenance">
       <h2 id="provenance">Provenance</h2>
       <dl class="facts">
@@ -129,10 +161,9 @@ export function renderAgentHtml(agent: AgentView, site: { fleetName: string; kno
     </section>
   </div>
 </main>
-${footerHtml(site.knocVersion, '../../manifest.json')}</body>
+${footerHtml(knocVersion, '../../manifest.json')}</body>
 </html>
 `;
-  return out;
 }
 
 /** partials/footer.hbs. */
