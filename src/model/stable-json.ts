@@ -6,26 +6,40 @@ import { isRecord, setOwn } from './guards.js';
  * built that way) is returned as it is, so writing it needs no second copy.
  */
 export function sortKeysDeep(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    const items = value.map(sortKeysDeep);
-    return items.every((item, i) => item === value[i]) ? value : items;
+  if (Array.isArray(value)) return sortedItems(value);
+  return isRecord(value) ? sortedRecord(value) : value;
+}
+
+// Plain loops, no callbacks: this walks trees of every shape, and V8 would otherwise optimise and drop it again for each.
+
+function sortedItems(value: readonly unknown[]): readonly unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i];
+    const copy = sortKeysDeep(item);
+    if (copy !== item && out === undefined) out = value.slice(0, i);
+    if (out !== undefined) out.push(copy);
   }
-  if (!isRecord(value)) return value;
+  return out ?? value;
+}
+
+function sortedRecord(value: Record<string, unknown>): Record<string, unknown> {
   const keys = Object.keys(value);
   // The default sort compares UTF-16 code units, the order wanted, without calling back into JavaScript.
-  const sorted = [...keys].sort();
+  const sorted = keys.slice().sort();
   let same = isPlain(value);
   const out: Record<string, unknown> = {};
-  sorted.forEach((key, i) => {
+  for (let i = 0; i < sorted.length; i++) {
+    const key = sorted[i]!;
     const item = value[key];
     if (item === undefined) {
       same = false;
-      return;
+      continue;
     }
     const copy = sortKeysDeep(item);
     if (copy !== item || keys[i] !== key) same = false;
     setOwn(out, key, copy);
-  });
+  }
   return same ? value : out;
 }
 

@@ -51,17 +51,17 @@ function headerHtml(agent: AgentView, site: { fleetName: string; knocVersion: st
 }
 
 function skillsHtml(skills: AgentView['skills']): string {
-  if (!truthy(skills.length)) return '      <p>No skills declared.</p>\n';
+  if (skills.length === 0) return '      <p>No skills declared.</p>\n';
   let out = '      <ul class="cards">\n';
   for (const skill of skills) {
     out += `        <li>
           <h3>${esc(skill.name)}</h3>
           <p class="muted"><code>${esc(skill.id)}</code></p>
           <p>${esc(skill.description)}</p>
-          ${truthy(skill.tags.length) ? `<ul class="badges" aria-label="Tags">${skill.tags.map((t) => `<li class="badge">${esc(t)}</li>`).join('')}</ul>` : ''}
-          ${truthy(skill.examples.length) ? `<p>Examples:</p><ul class="plain">${skill.examples.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>` : ''}
-          ${truthy(skill.inputModes.length) ? `<p class="muted">Input: ${codes(skill.inputModes)}</p>` : ''}
-          ${truthy(skill.outputModes.length) ? `<p class="muted">Output: ${codes(skill.outputModes)}</p>` : ''}
+          ${skill.tags.length > 0 ? `<ul class="badges" aria-label="Tags">${each(skill.tags, (t) => `<li class="badge">${esc(t)}</li>`)}</ul>` : ''}
+          ${skill.examples.length > 0 ? `<p>Examples:</p><ul class="plain">${each(skill.examples, (e) => `<li>${esc(e)}</li>`)}</ul>` : ''}
+          ${skill.inputModes.length > 0 ? `<p class="muted">Input: ${codes(skill.inputModes)}</p>` : ''}
+          ${skill.outputModes.length > 0 ? `<p class="muted">Output: ${codes(skill.outputModes)}</p>` : ''}
         </li>
 `;
   }
@@ -73,9 +73,9 @@ function domainsHtml(agent: AgentView): string {
     <section aria-labelledby="perception">
       <h2 id="perception">Perception domains</h2>
 `;
-  if (truthy(agent.domains.length)) out += `      <ul class="plain">${agent.domains.map((d) => `<li><a href="${esc(d.href)}">${esc(d.title)}</a> <code>${esc(d.slug)}</code></li>`).join('')}</ul>\n`;
+  if (agent.domains.length > 0) out += `      <ul class="plain">${each(agent.domains, (d) => `<li><a href="${esc(d.href)}">${esc(d.title)}</a> <code>${esc(d.slug)}</code></li>`)}</ul>\n`;
   else out += '      <p>Perceives no domain.</p>\n';
-  return `${out}      ${truthy(agent.refresh) ? `<p class="muted">Refresh: ${esc(agent.refresh)}</p>` : ''}
+  return `${out}      ${present(agent.refresh) ? `<p class="muted">Refresh: ${esc(agent.refresh)}</p>` : ''}
     </section>
     <section aria-labelledby="goals">
       <h2 id="goals">Goals</h2>
@@ -83,16 +83,16 @@ function domainsHtml(agent: AgentView): string {
 }
 
 function goalsHtml(goals: AgentView['goals']): string {
-  if (!truthy(goals.length)) return '      <p>No goals declared.</p>\n';
+  if (goals.length === 0) return '      <p>No goals declared.</p>\n';
   let out = '      <ul class="cards">\n';
   for (const goal of goals) {
     out += `        <li>
           <h3><code>${esc(goal.id)}</code></h3>
           <p>${esc(goal.description)}</p>
           <dl class="facts">
-            ${truthy(goal.metric) ? `<dt>Metric</dt><dd><code>${esc(goal.metric)}</code></dd>` : ''}
-            ${truthy(goal.target) ? `<dt>Target</dt><dd><code>${esc(goal.target)}</code></dd>` : ''}
-            ${truthy(goal.targetQuery) ? `<dt>Target query</dt><dd><code>${esc(goal.targetQuery)}</code></dd>` : ''}
+            ${present(goal.metric) ? `<dt>Metric</dt><dd><code>${esc(goal.metric)}</code></dd>` : ''}
+            ${present(goal.target) ? `<dt>Target</dt><dd><code>${esc(goal.target)}</code></dd>` : ''}
+            ${present(goal.targetQuery) ? `<dt>Target query</dt><dd><code>${esc(goal.targetQuery)}</code></dd>` : ''}
           </dl>
         </li>
 `;
@@ -101,7 +101,7 @@ function goalsHtml(goals: AgentView['goals']): string {
 }
 
 function boundariesHtml(boundaries: AgentView['boundaries']): string {
-  const list = truthy(boundaries.length) ? `      <ul class="plain">${boundaries.map((b) => `<li>${esc(b)}</li>`).join('')}</ul>\n` : '      <p>No boundaries declared.</p>\n';
+  const list = boundaries.length > 0 ? `      <ul class="plain">${each(boundaries, (b) => `<li>${esc(b)}</li>`)}</ul>\n` : '      <p>No boundaries declared.</p>\n';
   return `    </section>
     <section aria-labelledby="boundaries">
       <h2 id="boundaries">Boundaries</h2>
@@ -115,19 +115,19 @@ ${list}    </section>
 function interfacesHtml(agent: AgentView): string {
   let out = '';
   for (const i of agent.interfaces) {
-    out += `        <li>${withLink(i.url)} · <code>${esc(i.protocolBinding)}</code> · A2A ${esc(i.protocolVersion)}${truthy(i.tenant) ? ` · tenant <code>${esc(i.tenant)}</code>` : ''}</li>\n`;
+    out += `        <li>${withLink(i.url)} · <code>${esc(i.protocolBinding)}</code> · A2A ${esc(i.protocolVersion)}${present(i.tenant) ? ` · tenant <code>${esc(i.tenant)}</code>` : ''}</li>\n`;
   }
   const provider = agent.provider;
   return `${out}      </ul>
       <dl class="facts">
-        ${agent.capabilities.map((c) => `<dt>${esc(c.name)}</dt><dd>${esc(c.value)}</dd>`).join('')}
+        ${each(agent.capabilities, (c) => `<dt>${esc(c.name)}</dt><dd>${esc(c.value)}</dd>`)}
         <dt>Input modes</dt><dd>${codes(agent.inputModes)}</dd>
         <dt>Output modes</dt><dd>${codes(agent.outputModes)}</dd>
-        ${truthy(agent.security.length) ? `<dt>Security</dt><dd>${agent.security.map((s) => `<code>${esc(s.name)}</code> (${esc(s.kind)})`).join(', ')}</dd>` : ''}
-        ${truthy(provider) && provider ? `<dt>Provider</dt><dd>${esc(provider.organization)}${truthy(provider.url.text) ? ` · ${withLink(provider.url)}` : ''}</dd>` : ''}
-        ${truthy(agent.documentation) && agent.documentation ? `<dt>Documentation</dt><dd>${withLink(agent.documentation)}</dd>` : ''}
-        ${truthy(agent.lifecycle) ? `<dt>Lifecycle</dt><dd>${esc(agent.lifecycle)}</dd>` : ''}
-        ${truthy(agent.safetyLevel) ? `<dt>Safety level</dt><dd>${esc(agent.safetyLevel)}</dd>` : ''}
+        ${agent.security.length > 0 ? `<dt>Security</dt><dd>${each(agent.security, (s) => `<code>${esc(s.name)}</code> (${esc(s.kind)})`, ', ')}</dd>` : ''}
+        ${provider !== null ? `<dt>Provider</dt><dd>${esc(provider.organization)}${provider.url.text !== '' ? ` · ${withLink(provider.url)}` : ''}</dd>` : ''}
+        ${agent.documentation !== null ? `<dt>Documentation</dt><dd>${withLink(agent.documentation)}</dd>` : ''}
+        ${present(agent.lifecycle) ? `<dt>Lifecycle</dt><dd>${esc(agent.lifecycle)}</dd>` : ''}
+        ${present(agent.safetyLevel) ? `<dt>Safety level</dt><dd>${esc(agent.safetyLevel)}</dd>` : ''}
       </dl>
     </section>
     <section aria-labelledby="extensions">
@@ -136,13 +136,13 @@ function interfacesHtml(agent: AgentView): string {
 }
 
 function extensionsHtml(extensions: AgentView['extensions']): string {
-  if (!truthy(extensions.length)) return '      <p>No extensions declared.</p>\n';
+  if (extensions.length === 0) return '      <p>No extensions declared.</p>\n';
   let out = '      <ul class="cards">\n';
   for (const e of extensions) {
     out += `        <li>
           <h3>${esc(e.description)}</h3>
-          <p>${withLink(e.uri)}${truthy(e.required) ? ' <span class="badge warn">required</span>' : ''}</p>
-          ${truthy(e.params) ? `<pre><code>${esc(e.params)}</code></pre>` : ''}
+          <p>${withLink(e.uri)}${e.required ? ' <span class="badge warn">required</span>' : ''}</p>
+          ${present(e.params) ? `<pre><code>${esc(e.params)}</code></pre>` : ''}
         </li>
 `;
   }
@@ -154,8 +154,8 @@ function provenanceHtml(agent: AgentView, knocVersion: string): string {
     <section aria-labelledby="provenance">
       <h2 id="provenance">Provenance</h2>
       <dl class="facts">
-        ${truthy(agent.blueprintId) ? `<dt>Blueprint id</dt><dd><code>${esc(agent.blueprintId)}</code></dd>` : ''}
-        ${truthy(agent.digest) ? `<dt>Blueprint digest</dt><dd><code>${esc(agent.digest)}</code></dd>` : ''}
+        ${present(agent.blueprintId) ? `<dt>Blueprint id</dt><dd><code>${esc(agent.blueprintId)}</code></dd>` : ''}
+        ${present(agent.digest) ? `<dt>Blueprint digest</dt><dd><code>${esc(agent.digest)}</code></dd>` : ''}
         <dt>Card sha256</dt><dd><code>${esc(agent.cardSha256)}</code> (<a href="${esc(agent.cardHref)}">agent-card.json</a>)</dd>
       </dl>
     </section>
@@ -196,18 +196,34 @@ let cachedHead: { key: string; text: string } | undefined;
 
 /** partials/classes.hbs. */
 export function classesHtml(classes: AgentView['classes']): string {
-  return `<p class="classes"><span class="muted">Service class</span> ${classes.map((c) => `<span class="badge">${esc(c.name)}${truthy(c.inferred) ? ' (inferred)' : ''}</span>`).join(' ')}</p>\n`;
+  return `<p class="classes"><span class="muted">Service class</span> ${each(classes, (c) => `<span class="badge">${esc(c.name)}${c.inferred ? ' (inferred)' : ''}</span>`, ' ')}</p>\n`;
 }
 
 /** `{{#with link}}{{> link}}{{/with}}`. */
 function withLink(link: LinkView): string {
-  if (!truthy(link)) return '';
-  return truthy(link.href) ? `<a href="${esc(link.href)}">${esc(link.text)}</a>` : `<span>${esc(link.text)}</span>`;
+  return present(link.href) ? `<a href="${esc(link.href)}">${esc(link.text)}</a>` : `<span>${esc(link.text)}</span>`;
 }
 
 /** `{{#each list}}<code>{{this}}</code>{{#unless @last}}, {{/unless}}{{/each}}`. */
 function codes(list: readonly string[]): string {
-  return list.map((m) => `<code>${esc(m)}</code>`).join(', ');
+  return each(list, (m) => `<code>${esc(m)}</code>`, ', ');
+}
+
+/** `{{#if text}}` for a text or null: Handlebars' truthiness, without the checks a value of any type needs. */
+function present(text: string | null): text is string {
+  return text !== null && text !== '';
+}
+
+/**
+ * `{{#each list}}` with `separator` between items: a plain loop, where
+ * `list.map(render).join(separator)` would make the functions that call it
+ * depend on the kind of every array they are given (V8 then optimises them
+ * again for each kind it meets).
+ */
+function each<T>(list: readonly T[], render: (item: T) => string, separator = ''): string {
+  let out = '';
+  for (let i = 0; i < list.length; i++) out += i === 0 ? render(list[i]!) : separator + render(list[i]!);
+  return out;
 }
 
 /** Handlebars' `{{#if}}`: false for falsy values and empty lists. */
