@@ -93,12 +93,14 @@ export async function prewarmCache(
     const batch: SourceFile[] = [];
     const madeOf: (WorkerOutputs | null)[] = [];
     sent.forEach((file, i) => {
-      const read = reads[i];
-      if ('sha256' in file || !read) {
-        batch.push(file as SourceFile);
+      if ('sha256' in file) {
+        batch.push(file);
         madeOf.push(made[i] ?? null);
         return;
       }
+      const read = reads[i];
+      // Invariant: a worker answers what it found reading each file it was sent unread.
+      if (!read) throw new Error(`worker reply lacks what reading ${file.path} found`);
       if ('diagnostic' in read) {
         onRead?.(file.path, read);
         return;
