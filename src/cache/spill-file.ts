@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { DeferredBytes } from '../model/deferred-bytes.js';
-import { utf8Slices } from '../model/stable-json.js';
+import { writeUtf8Slices } from '../model/stable-json.js';
 import { writePartsAt } from './write-parts.js';
 
 /** Closes a spill file's descriptor once nothing can read from it any more. */
@@ -68,19 +68,18 @@ export class SpillFile {
     const fd = this.opened();
     if (fd === undefined) return undefined;
     const start = this.end;
-    const hash = createHash('sha256');
     let at = start;
+    let written: { sha256: string; size: number };
     try {
-      for (const chunk of utf8Slices(parts)) {
+      written = writeUtf8Slices(parts, (chunk) => {
         writePartsAt(fd, [chunk], at);
-        hash.update(chunk);
         at += chunk.length;
-      }
+      });
     } catch {
       return undefined;
     }
     this.end = at;
-    return { bytes: this.deferred(start, at - start), sha256: hash.digest('hex') };
+    return { bytes: this.deferred(start, written.size), sha256: written.sha256 };
   }
 
   /** How many parts `put` wrote (the cards; a text `putText` wrote is not counted). */

@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
-import { encodeParts, utf8Slices } from '../model/stable-json.js';
+import { textInMemory, writeUtf8Slices } from '../model/stable-json.js';
 import { stampFrom, type FileStamp } from '../model/file-stamp.js';
 import { faultPoint, lockWaitMs } from './fault-hook.js';
 import { listFiles } from './list-files.js';
@@ -302,25 +302,13 @@ export function stageText(stage: EarlyStage, relative: string, parts: () => Iter
   return textInMemory(parts);
 }
 
-/** A text's bytes, made in memory, and their sha256: where a stage is not to be used, or could not be. */
-export function textInMemory(parts: () => Iterable<string>): { bytes: Buffer; sha256: string } {
-  const bytes = encodeParts([...parts()]);
-  return { bytes, sha256: sha256Hex(bytes) };
-}
-
 /** Writes a text into a stage a slice at a time, hashing it as it goes; gives its sha256, size and stamp as written. */
 function writeStagedText(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, parts: Iterable<string>): { sha256: string; size: number; stamp: FileStamp } {
   const target = stagedTarget(stage, relative);
-  const hash = createHash('sha256');
-  let size = 0;
   const fd = openSync(target, 'w');
   try {
-    for (const chunk of utf8Slices(parts)) {
-      hash.update(chunk);
-      writeFileSync(fd, chunk);
-      size += chunk.length;
-    }
-    return { sha256: hash.digest('hex'), size, stamp: stampFrom(fstatSync(fd)) };
+    const written = writeUtf8Slices(parts, (chunk) => writeFileSync(fd, chunk));
+    return { ...written, stamp: stampFrom(fstatSync(fd)) };
   } finally {
     closeSync(fd);
   }

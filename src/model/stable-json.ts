@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { sha256Hex } from './digest.js';
 import { isRecord, setOwn } from './guards.js';
 
 /**
@@ -138,4 +140,26 @@ export function encodeParts(parts: readonly string[]): Buffer {
   let at = 0;
   parts.forEach((part, i) => (at += bytes.write(part, at, sizes[i]!, 'utf8')));
   return bytes;
+}
+
+/**
+ * Hands a text's UTF-8 bytes to `write` a slice at a time (`utf8Slices`),
+ * hashing them as they go: the bytes are never all in memory. Gives their
+ * sha256 and size.
+ */
+export function writeUtf8Slices(parts: Iterable<string>, write: (chunk: Buffer) => void): { sha256: string; size: number } {
+  const hash = createHash('sha256');
+  let size = 0;
+  for (const chunk of utf8Slices(parts)) {
+    write(chunk);
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { sha256: hash.digest('hex'), size };
+}
+
+/** A text's bytes, made in memory, and their sha256: where it is not to be written a slice at a time, or could not be. */
+export function textInMemory(parts: () => Iterable<string>): { bytes: Buffer; sha256: string } {
+  const bytes = encodeParts([...parts()]);
+  return { bytes, sha256: sha256Hex(bytes) };
 }

@@ -6,7 +6,7 @@ import type { KnocConfig } from '../model/config.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
 import { sha256Hex } from '../model/digest.js';
-import { encodeParts, stableJson, stableJsonParts } from '../model/stable-json.js';
+import { stableJson, stableJsonParts, textInMemory } from '../model/stable-json.js';
 import { SourceTexts } from '../model/source-texts.js';
 import { analyzeCached } from './analyze-source.js';
 import { fullEntity } from './entity-core.js';
@@ -247,7 +247,7 @@ export function compile(input: CompileInput): CompileResult {
   const failing = diagnostics.some((d) => d.severity === 'error');
   const stage = input.stageOutput;
   const stageOutput = stage && ((path: string, parts: () => Iterable<string>) => stage(path, parts, failing));
-  const fleetLevel = (path: string, parts: string[]) => (stageOutput ? stageOutput(path, () => parts) : encoded(encodeParts(parts)));
+  const fleetLevel = (path: string, parts: string[]) => (stageOutput ? stageOutput(path, () => parts) : textInMemory(() => parts));
   if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...fleetLevel(FLEET_CARD_PATH, stableJsonParts(fleet.card)), inputs: allAgentInputs });
   requests.push({ path: DOMAIN_INDEX_PATH, ...fleetLevel(DOMAIN_INDEX_PATH, stableJsonParts(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
   requests.push({
