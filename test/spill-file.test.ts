@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SpillFile } from '../src/cache/spill-file.js';
 import { bytesOf, sizeOf, type DeferredBytes } from '../src/model/deferred-bytes.js';
+import { UTF8_SLICE } from '../src/model/stable-json.js';
 import { makeTempDir } from './support/temp-repo.js';
 
 /** A part of `length` bytes that differs from every other part of the same length (`seed`). */
@@ -59,8 +60,8 @@ describe('spill file', () => {
   it('keeps a text written a slice at a time between parts, with its hash, without counting it as a part', () => {
     const spill = new SpillFile(path.join(makeTempDir(), 'cache'));
     const card = spill.put([part(100, 1)])!;
-    // A surrogate pair straddling the first slice's end (2^20 characters).
-    const text = [`${'a'.repeat((1 << 20) - 1)}😀${'ü'.repeat(1 << 19)}`, '\n'];
+    // A surrogate pair straddling the first slice's end, then slices encoded where the first one was.
+    const text = [`${'a'.repeat(UTF8_SLICE - 1)}😀${'ü'.repeat(2 * UTF8_SLICE)}`, '\n'];
     const kept = spill.putText(text)!;
     const after = spill.put([part(50, 2)])!;
     const expected = Buffer.from(text.join(''), 'utf8');

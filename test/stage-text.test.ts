@@ -7,12 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { bytesOf, isDeferred } from '../src/model/deferred-bytes.js';
 import { sha256Hex } from '../src/model/digest.js';
 import { openEarlyStage, stageText } from '../src/emit/write-outputs.js';
+import { UTF8_SLICE } from '../src/model/stable-json.js';
 
 describe('stageText', () => {
   it('writes the whole text, slice by slice, without splitting a surrogate pair, and reads it back', () => {
     const stage = openEarlyStage(path.join(mkdtempSync(path.join(tmpdir(), 'knoc-stage-')), 'dist'))!;
-    // A pair straddling the first slice's end (2^20 characters), and text in several parts.
-    const parts = [`${'a'.repeat((1 << 20) - 1)}😀${'ü'.repeat(1 << 20)}`, '─', '\n'];
+    // A pair straddling the first slice's end, slices of two-byte characters encoded where the first slice was, and text in several parts.
+    const parts = [`${'a'.repeat(UTF8_SLICE - 1)}😀${'ü'.repeat(3 * UTF8_SLICE)}`, '─', '\n'];
     const text = parts.join('');
     const staged = stageText(stage, 'index/agents.json', () => parts);
     const expected = Buffer.from(text, 'utf8');

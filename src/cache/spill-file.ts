@@ -61,7 +61,7 @@ export class SpillFile {
   }
 
   /**
-   * Writes a text a slice at a time (`utf8Slices`), so its bytes are never all in memory, and gives
+   * Writes a text a slice at a time (`writeUtf8Slices`), so its bytes are never all in memory, and gives
    * back its bytes deferred and their sha256; undefined when the file cannot be made or written.
    */
   putText(parts: Iterable<string>): { bytes: DeferredBytes; sha256: string } | undefined {

@@ -118,20 +118,15 @@ function indent(text: string, newline: string): string {
   return text.includes('\n') ? text.replaceAll('\n', newline) : text;
 }
 
-/** Characters encoded at a time by `utf8Slices`: a few megabytes of bytes at most in memory at once. */
-const SLICE = 1 << 20;
+/** Characters encoded at a time by `writeUtf8Slices`. */
+export const UTF8_SLICE = 1 << 18;
 
-/** The UTF-8 bytes of texts one after another, a slice at a time; a slice never ends between the halves of a surrogate pair. */
-export function* utf8Slices(parts: Iterable<string>): Generator<Buffer> {
-  for (const part of parts) {
-    for (let start = 0; start < part.length; ) {
-      let end = Math.min(part.length, start + SLICE);
-      if (end < part.length && (part.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
-      yield Buffer.from(part.slice(start, end), 'utf8');
-      start = end;
-    }
-  }
-}
+/**
+ * Where `writeUtf8Slices` encodes each slice: three bytes hold the UTF-8 of any
+ * UTF-16 unit. One buffer, made once and used again for every slice, because a
+ * fresh buffer per slice costs a page fault for every 4 KB it holds.
+ */
+let scratch: Buffer | undefined;
 
 /** The UTF-8 bytes of texts one after another, written straight into one buffer. */
 export function encodeParts(parts: readonly string[]): Buffer {
@@ -143,17 +138,26 @@ export function encodeParts(parts: readonly string[]): Buffer {
 }
 
 /**
- * Hands a text's UTF-8 bytes to `write` a slice at a time (`utf8Slices`),
- * hashing them as they go: the bytes are never all in memory. Gives their
- * sha256 and size.
+ * Hands a text's UTF-8 bytes to `write` a slice at a time, hashing them as
+ * they go: the bytes are never all in memory. Each chunk is a view of one
+ * buffer that the next slice is encoded into, so `write` must be done with it
+ * (written it, copied it) when it returns; a slice never ends between the
+ * halves of a surrogate pair. Gives the bytes' sha256 and size.
  */
 export function writeUtf8Slices(parts: Iterable<string>, write: (chunk: Buffer) => void): { sha256: string; size: number } {
+  const into = (scratch ??= Buffer.allocUnsafeSlow(3 * UTF8_SLICE));
   const hash = createHash('sha256');
   let size = 0;
-  for (const chunk of utf8Slices(parts)) {
-    write(chunk);
-    hash.update(chunk);
-    size += chunk.length;
+  for (const part of parts) {
+    for (let start = 0; start < part.length; ) {
+      let end = Math.min(part.length, start + UTF8_SLICE);
+      if (end < part.length && (part.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      const chunk = into.subarray(0, into.write(part.slice(start, end), 0, 'utf8'));
+      write(chunk);
+      hash.update(chunk);
+      size += chunk.length;
+      start = end;
+    }
   }
   return { sha256: hash.digest('hex'), size };
 }
