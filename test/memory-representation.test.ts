@@ -77,7 +77,7 @@ describe('stableJson without copying', () => {
     );
   });
 
-  it('writes the same text a megabyte at a time (stableJsonChunks), for trees in any key order', () => {
+  it('writes the same text in small pieces (stableJsonChunks), for trees in any key order', () => {
     fc.assert(
       fc.property(tree, (value) => {
         expect([...stableJsonChunks(value)].join('')).toBe(reference(value));
@@ -90,6 +90,39 @@ describe('stableJson without copying', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('writes large lists and mappings an entry at a time, at any depth, exactly as JSON.stringify writes them', () => {
+    const leaf = fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.constant(() => 1));
+    const wide = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        leaf,
+        // Long enough to be split, short enough to nest.
+        fc.array(leaf, { minLength: 15, maxLength: 20 }),
+        fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', '10', '2', 'toJSON')), leaf, { minKeys: 15, maxKeys: 20 }),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', '10', '2', 'toJSON')), tie('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(wide, (value) => {
+        expect([...stableJsonChunks(value)].join('')).toBe(reference(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('writes a long list deep inside a small document (the members of a fleet card) a member at a time', () => {
+    const agents = Array.from({ length: 3000 }, (_, i) => ({ slug: `a-${i}`, name: `Agent ${i} ─ 😀`, card: `agents/a-${i}/.well-known/agent-card.json` }));
+    const card = { name: 'Fleet', capabilities: { extensions: [{ uri: 'urn:x', params: { agents, empty: [], none: {} } }] }, skills: [], version: '1.0.0' };
+    const chunks = [...stableJsonChunks(card)];
+    expect(chunks.length).toBeGreaterThan(3000);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(200);
+    expect(chunks.join('')).toBe(stableJson(card));
+    // A long mapping with nothing JSON can write, and a long list of the same, beside the members.
+    const gaps = { ...card, skipped: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, () => i])), nulls: Array.from({ length: 20 }, () => undefined) };
+    expect([...stableJsonChunks(gaps)].join('')).toBe(stableJson(gaps));
   });
 
   it('writes a manifest-sized document in several texts that join to stableJson', () => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bytesOf, sizeOf, type SomeBytes } from '../model/deferred-bytes.js';
 import { sha256Hex } from '../model/digest.js';
-import { encodeParts, stableJsonChunks, stableJsonParts } from '../model/stable-json.js';
+import { encodeParts, stableJsonChunks } from '../model/stable-json.js';
 import type { Entity } from '../model/entity.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { HEADERS_PATH, projectHeaders } from '../project/project-headers.js';
@@ -73,7 +73,7 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
     schemaSetDigest: `sha256:${schemaSetDigest}`,
   };
   // Staged, the manifest is written a list item at a time: its text never exists whole (122 MB at 100,000 blueprints).
-  return [...planned, planStaged(MANIFEST_PATH, () => (stage ? stableJsonChunks(manifest) : stableJsonParts(manifest)), [], stage)].sort(byPath);
+  return [...planned, planStaged(MANIFEST_PATH, () => stableJsonChunks(manifest), [], stage)].sort(byPath);
 }
 
 /** A fleet-level output made here from its texts, written by `stage` at once when there is one. */

@@ -71,46 +71,72 @@ export function stableJsonParts(value: unknown): [json: string, newline: string]
   return [JSON.stringify(sortKeysDeep(value), null, 2), '\n'];
 }
 
-/** About how many characters `stableJsonChunks` puts in each text. */
-const CHUNK = 1 << 20;
+/** A list or mapping with more entries than this is written an entry at a time by `stableJsonChunks`. */
+const SPLIT = 16;
 
 /**
- * `stableJson` as a run of texts of about a megabyte each: the items of each
- * list the top-level mapping holds are written one at a time, so that a large
- * document (a manifest listing every output) never exists as one text. Joined,
- * the texts are exactly `stableJson(value)`.
+ * `stableJson` as a run of small texts: a list or mapping that is large, or
+ * holds something large, is written an entry at a time, each entry that is not
+ * itself large by one `JSON.stringify`, so that a large document (the manifest,
+ * the fleet card, the indexes) never exists as one text, nor as a rope that
+ * encoding would first copy whole. Joined, the texts are exactly
+ * `stableJson(value)`.
  */
 export function* stableJsonChunks(value: unknown): Generator<string> {
   const sorted = sortKeysDeep(value);
-  if (!isRecord(sorted) || !isPlain(sorted)) {
+  if (!splits(sorted)) {
     yield `${JSON.stringify(sorted, null, 2)}\n`;
     return;
   }
-  let chunk = '{';
-  let first = true;
-  for (const key of Object.keys(sorted)) {
-    const item = sorted[key];
-    const list = Array.isArray(item) && item.length > 0 ? (item as unknown[]) : undefined;
-    const text = list ? undefined : JSON.stringify(item, null, 2);
-    // What JSON.stringify leaves out of a mapping (a function, a symbol) is left out here too.
-    if (!list && text === undefined) continue;
-    chunk += `${first ? '' : ','}\n  ${JSON.stringify(key)}: `;
-    first = false;
-    if (!list) {
-      chunk += indent(text!, '\n  ');
-      continue;
-    }
-    chunk += '[';
-    for (let i = 0; i < list.length; i++) {
-      chunk += `${i === 0 ? '' : ','}\n    ${indent(JSON.stringify(list[i], null, 2) ?? 'null', '\n    ')}`;
-      if (chunk.length >= CHUNK) {
-        yield chunk;
-        chunk = '';
-      }
-    }
-    chunk += '\n  ]';
+  yield* pieces(sorted as object, '');
+  yield '\n';
+}
+
+/** Whether a value is written an entry at a time: a plain list or mapping with many entries, or holding one that is. */
+function splits(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    if ('toJSON' in value) return false;
+    if (value.length > SPLIT) return true;
+    for (let i = 0; i < value.length; i++) if (splits(value[i])) return true;
+    return false;
   }
-  yield first ? '{}\n' : `${chunk}\n}\n`;
+  if (!isPlain(value)) return false;
+  const keys = Object.keys(value);
+  if (keys.length > SPLIT) return true;
+  for (let i = 0; i < keys.length; i++) if (splits((value as Record<string, unknown>)[keys[i]!])) return true;
+  return false;
+}
+
+/** A list or mapping that `splits`, at the given indent, as JSON.stringify with an indent of two writes it there. */
+function* pieces(value: object, at: string): Generator<string> {
+  const inner = `${at}  `;
+  if (Array.isArray(value)) {
+    // Never empty: an empty list does not split.
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      yield `${i === 0 ? '[' : ','}\n${inner}`;
+      // What JSON.stringify cannot write in a list (a function, a symbol, undefined) it writes as null.
+      if (splits(item)) yield* pieces(item as object, inner);
+      else yield indent(JSON.stringify(item, null, 2) ?? 'null', `\n${inner}`);
+    }
+    yield `\n${at}]`;
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  let first = true;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    const split = splits(item);
+    const text = split ? undefined : JSON.stringify(item, null, 2);
+    // What JSON.stringify leaves out of a mapping (a function, a symbol, undefined) is left out here too.
+    if (!split && text === undefined) continue;
+    yield `${first ? '{' : ','}\n${inner}${JSON.stringify(key)}: `;
+    first = false;
+    if (split) yield* pieces(item as object, inner);
+    else yield indent(text!, `\n${inner}`);
+  }
+  yield first ? '{}' : `\n${at}}`;
 }
 
 /** JSON text placed at a deeper indent: every line after the first moves right (JSON strings hold no raw line breaks). */
@@ -139,26 +165,43 @@ export function encodeParts(parts: readonly string[]): Buffer {
 
 /**
  * Hands a text's UTF-8 bytes to `write` a slice at a time, hashing them as
- * they go: the bytes are never all in memory. Each chunk is a view of one
- * buffer that the next slice is encoded into, so `write` must be done with it
- * (written it, copied it) when it returns; a slice never ends between the
- * halves of a surrogate pair. Gives the bytes' sha256 and size.
+ * they go: the bytes are never all in memory. Small parts are gathered into
+ * one buffer until it is full; a part too large for it is encoded a slice at a
+ * time (a slice never ends between the halves of a surrogate pair). Each chunk
+ * is a view of that one buffer, which the next bytes are encoded into, so
+ * `write` must be done with it (written it, copied it) when it returns. Gives
+ * the bytes' sha256 and size.
  */
 export function writeUtf8Slices(parts: Iterable<string>, write: (chunk: Buffer) => void): { sha256: string; size: number } {
   const into = (scratch ??= Buffer.allocUnsafeSlow(3 * UTF8_SLICE));
   const hash = createHash('sha256');
   let size = 0;
+  let used = 0;
+  const flush = (): void => {
+    if (used === 0) return;
+    const chunk = into.subarray(0, used);
+    write(chunk);
+    hash.update(chunk);
+    size += used;
+    used = 0;
+  };
   for (const part of parts) {
+    // Three bytes hold the UTF-8 of any UTF-16 unit: a part that fits that way is written whole.
+    if (part.length <= UTF8_SLICE) {
+      if (3 * part.length > into.length - used) flush();
+      used += into.write(part, used, 'utf8');
+      continue;
+    }
+    flush();
     for (let start = 0; start < part.length; ) {
       let end = Math.min(part.length, start + UTF8_SLICE);
       if (end < part.length && (part.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
-      const chunk = into.subarray(0, into.write(part.slice(start, end), 0, 'utf8'));
-      write(chunk);
-      hash.update(chunk);
-      size += chunk.length;
+      used = into.write(part.slice(start, end), 0, 'utf8');
+      flush();
       start = end;
     }
   }
+  flush();
   return { sha256: hash.digest('hex'), size };
 }
 

@@ -6,7 +6,7 @@ import type { KnocConfig } from '../model/config.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
 import { sha256Hex } from '../model/digest.js';
-import { stableJson, stableJsonParts, textInMemory } from '../model/stable-json.js';
+import { stableJson, stableJsonChunks, textInMemory } from '../model/stable-json.js';
 import { SourceTexts } from '../model/source-texts.js';
 import { analyzeCached } from './analyze-source.js';
 import { fullEntity } from './entity-core.js';
@@ -247,20 +247,19 @@ export function compile(input: CompileInput): CompileResult {
   const failing = diagnostics.some((d) => d.severity === 'error');
   const stage = input.stageOutput;
   const stageOutput = stage && ((path: string, parts: () => Iterable<string>) => stage(path, parts, failing));
-  const fleetLevel = (path: string, parts: string[]) => (stageOutput ? stageOutput(path, () => parts) : textInMemory(() => parts));
-  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...fleetLevel(FLEET_CARD_PATH, stableJsonParts(fleet.card)), inputs: allAgentInputs });
-  requests.push({ path: DOMAIN_INDEX_PATH, ...fleetLevel(DOMAIN_INDEX_PATH, stableJsonParts(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
+  const fleetLevel = (path: string, parts: () => Iterable<string>) => (stageOutput ? stageOutput(path, parts) : textInMemory(parts));
+  if (fleet.card) requests.push({ path: FLEET_CARD_PATH, ...fleetLevel(FLEET_CARD_PATH, () => stableJsonChunks(fleet.card)), inputs: allAgentInputs });
+  requests.push({ path: DOMAIN_INDEX_PATH, ...fleetLevel(DOMAIN_INDEX_PATH, () => stableJsonChunks(domainIndex)), inputs: [...allAgentInputs, ...domainInputs] });
   requests.push({
     path: AGENT_INDEX_PATH,
-    ...fleetLevel(
-      AGENT_INDEX_PATH,
-      stableJsonParts({
+    ...fleetLevel(AGENT_INDEX_PATH, () =>
+      stableJsonChunks({
         agents: published.map((p) => ({ slug: p.slug, card: fleetFields(p), path: p.path, sha256: p.sha256 })).map(({ slug, path, card, sha256 }) => ({ slug, name: card.name, description: card.description, card: path, sha256 })),
       }),
     ),
     inputs: allAgentInputs,
   });
-  requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...fleetLevel(SERVICE_CLASS_INDEX_PATH, stableJsonParts(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
+  requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...fleetLevel(SERVICE_CLASS_INDEX_PATH, () => stableJsonChunks(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
   endPhase('project', `${published.length} cards, ${cardHits} from cache`);
   // What projecting threw away (the fleet-level texts, written already) goes before the pages are rendered.
@@ -276,7 +275,7 @@ export function compile(input: CompileInput): CompileResult {
     ...(input.cache ? { cache: input.cache } : {}),
     whole: fullEntity,
   });
-  requests.push(...pages.map((r) => ('text' in r ? { path: r.path, inputs: r.inputs, ...(r.path === FLEET_PAGE_PATH ? fleetLevel(r.path, [r.text]) : encoded(r.text)) } : r)));
+  requests.push(...pages.map((r) => ('text' in r ? { path: r.path, inputs: r.inputs, ...(r.path === FLEET_PAGE_PATH ? fleetLevel(r.path, () => [r.text]) : encoded(r.text)) } : r)));
   // Settings shape every output, so the config is an input of each.
   if (input.config) for (const request of requests) request.inputs = [...request.inputs, input.config.path];
   // The manifest is published: a private blueprint stays out of it, as it stays out of every other output.
