@@ -6,7 +6,7 @@ import { sha256Hex } from '../model/digest.js';
 import { encodeParts, stableJsonChunks } from '../model/stable-json.js';
 import type { Entity } from '../model/entity.js';
 import { KNOC_VERSION } from '../model/version.js';
-import { HEADERS_PATH, projectHeaders } from '../project/project-headers.js';
+import { HEADERS_PATH, projectHeaderParts } from '../project/project-headers.js';
 
 /** An output file before it is written: its bytes (made on demand), their hash, and the inputs it came from. */
 export interface PlannedOutput {
@@ -24,7 +24,13 @@ export interface PlannedOutput {
 export type OutputRequest = {
   path: string;
   inputs: readonly string[];
-} & ({ text: string; /** sha256 of `text`, when already known. */ sha256?: string } | { bytes: SomeBytes; sha256: string } | { lazy: LazyText });
+} & (
+  | { text: string; /** sha256 of `text`, when already known. */ sha256?: string }
+  | { bytes: SomeBytes; sha256: string }
+  | { lazy: LazyText }
+  /** A large text as the texts it is made of, one after another (made again on each call): it need never exist whole. */
+  | { parts: () => Iterable<string> }
+);
 
 /** Text known by its hash and size, rendered only when its bytes are needed (to write them, or to compare). */
 export interface LazyText {
@@ -55,9 +61,11 @@ export const MANIFEST_PATH = 'manifest.json';
 
 /** Hashes every requested output and adds `manifest.json`, which records every output and input. */
 export function planOutputs(requests: readonly OutputRequest[], inputs: readonly Entity[], schemaSetDigest: string, stage?: StageText): PlannedOutput[] {
-  const content = requests.map((r) => ('lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : 'bytes' in r ? planBytes(r.path, r.bytes, r.sha256, r.inputs) : plan(r.path, r.text, r.inputs, r.sha256)));
-  const headersText = projectHeaders(content);
-  const headers = planStaged(HEADERS_PATH, () => [headersText], content.flatMap((o) => o.inputs), stage);
+  const content = requests.map((r) =>
+    'lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : 'bytes' in r ? planBytes(r.path, r.bytes, r.sha256, r.inputs) : 'parts' in r ? planStaged(r.path, r.parts, r.inputs, stage) : plan(r.path, r.text, r.inputs, r.sha256),
+  );
+  const headerParts = projectHeaderParts(content);
+  const headers = planStaged(HEADERS_PATH, () => headerParts, content.flatMap((o) => o.inputs), stage);
   const planned = [...content, headers].sort(byPath);
   planned.forEach((o, i) => {
     // Invariant: every path is normalised, relative, and planned once.

@@ -19,7 +19,7 @@ import { projectDomainIndex, type DomainIndex } from '../project/project-domain-
 import { fleetFields, projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
 import { projectServiceClassIndex } from '../project/project-service-class-index.js';
 import { checkPageUrls } from '../render-pages/check-page-urls.js';
-import { FLEET_PAGE_PATH, renderPages } from '../render-pages/render-pages.js';
+import { renderPages } from '../render-pages/render-pages.js';
 import { bindSymbols } from '../resolve/bind.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import { isStructural } from '../diagnostics/catalogue.js';
@@ -275,7 +275,7 @@ export function compile(input: CompileInput): CompileResult {
     ...(input.cache ? { cache: input.cache } : {}),
     whole: fullEntity,
   });
-  requests.push(...pages.map((r) => ('text' in r ? { path: r.path, inputs: r.inputs, ...(r.path === FLEET_PAGE_PATH ? fleetLevel(r.path, () => [r.text]) : encoded(r.text)) } : r)));
+  requests.push(...pages.map((r) => ('parts' in r ? { path: r.path, inputs: r.inputs, ...fleetLevel(r.path, r.parts) } : 'text' in r ? { path: r.path, inputs: r.inputs, ...encoded(r.text) } : r)));
   // Settings shape every output, so the config is an input of each.
   if (input.config) for (const request of requests) request.inputs = [...request.inputs, input.config.path];
   // The manifest is published: a private blueprint stays out of it, as it stays out of every other output.

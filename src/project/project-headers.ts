@@ -53,8 +53,16 @@ export function hostHeaders(path: string, sha256: string | undefined): Record<st
  * so those are the URLs that need blocks.
  */
 export function projectHeaders(outputs: readonly Pick<PlannedOutput, 'path' | 'sha256'>[]): string {
-  const blocks: string[] = [];
-  const block = (url: string, headers: Record<string, string>) => blocks.push([url, ...Object.entries(headers).map(([k, v]) => `  ${k}: ${v}`)].join('\n'));
+  return projectHeaderParts(outputs).join('');
+}
+
+/** `projectHeaders` as the texts it is made of, a block and its separator at a time: megabytes for a large fleet, never one text. */
+export function projectHeaderParts(outputs: readonly Pick<PlannedOutput, 'path' | 'sha256'>[]): string[] {
+  const parts: string[] = [];
+  const block = (url: string, headers: Record<string, string>) => {
+    if (parts.length > 0) parts.push('\n\n');
+    parts.push([url, ...Object.entries(headers).map(([k, v]) => `  ${k}: ${v}`)].join('\n'));
+  };
   for (const o of [...outputs].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     if (o.path.endsWith('.json')) block(`/${o.path}`, hostHeaders(o.path, o.sha256));
     else if (o.path.endsWith('.html')) {
@@ -63,7 +71,6 @@ export function projectHeaders(outputs: readonly Pick<PlannedOutput, 'path' | 's
     }
   }
   block('/manifest.json', hostHeaders('manifest.json', undefined));
-  // The last newline goes on the last block, so the joined text is one flat string, not a rope to copy again.
-  blocks[blocks.length - 1] += '\n';
-  return blocks.join('\n\n');
+  parts.push('\n');
+  return parts;
 }

@@ -8,8 +8,18 @@ import { classesHtml, esc, footerHtml, headHtml, truthy } from './agent-page.js'
  * every fixture and a generated corpus. Change the template and this function together.
  */
 export function renderFleetHtml(fleet: FleetView, site: { fleetName: string; knocVersion: string }, templatesDir: string): string {
+  return fleetHtmlParts(fleet, site, templatesDir).join('');
+}
+
+/**
+ * `renderFleetHtml` as the texts it is made of, a few per agent and domain: a
+ * writer encodes them one after another, and the page (megabytes for a large
+ * fleet) never exists as one text.
+ */
+export function fleetHtmlParts(fleet: FleetView, site: { fleetName: string; knocVersion: string }, templatesDir: string): string[] {
   const provider = fleet.provider;
-  let out = `<!doctype html>\n<html lang="en">\n<head>\n${headHtml(site.knocVersion, templatesDir)}<title>${esc(fleet.name)}</title>
+  const out: string[] = [];
+  out.push(`<!doctype html>\n<html lang="en">\n<head>\n${headHtml(site.knocVersion, templatesDir)}<title>${esc(fleet.name)}</title>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -36,48 +46,48 @@ export function renderFleetHtml(fleet: FleetView, site: { fleetName: string; kno
   <div class="wrap">
     <section aria-labelledby="agents">
       <h2 id="agents">Agents</h2>
-`;
+`);
   if (truthy(fleet.agents.length)) {
-    out += '      <ul class="cards">\n';
+    out.push('      <ul class="cards">\n');
     for (const agent of fleet.agents) {
-      out += `        <li>
+      out.push(`        <li>
           <article aria-labelledby="agent-${esc(agent.slug)}">
             <h3 id="agent-${esc(agent.slug)}"><a href="${esc(agent.href)}">${esc(agent.name)}</a></h3>
             <p class="muted"><code>${esc(agent.slug)}</code> · version ${esc(agent.version)}</p>
             <p>${esc(agent.description)}</p>
-            ${classesHtml(agent.classes)}`;
-      if (truthy(agent.domains.length)) out += `            <p>Perceives: ${agent.domains.map((d) => `<a href="#domain-${esc(d.slug)}">${esc(d.title)}</a>`).join(', ')}</p>\n`;
-      else out += '            <p class="muted">Perceives no domain.</p>\n';
-      out += '          </article>\n        </li>\n';
+            ${classesHtml(agent.classes)}`);
+      if (truthy(agent.domains.length)) out.push(`            <p>Perceives: ${agent.domains.map((d) => `<a href="#domain-${esc(d.slug)}">${esc(d.title)}</a>`).join(', ')}</p>\n`);
+      else out.push('            <p class="muted">Perceives no domain.</p>\n');
+      out.push('          </article>\n        </li>\n');
     }
-    out += '      </ul>\n';
-  } else out += '      <p>No published agents yet.</p>\n';
-  out += `    </section>
+    out.push('      </ul>\n');
+  } else out.push('      <p>No published agents yet.</p>\n');
+  out.push(`    </section>
     <section aria-labelledby="domains">
       <h2 id="domains">Perception domains</h2>
       ${truthy(fleet.diagram) && fleet.diagram ? diagramHtml(fleet.diagram) : ''}
-`;
+`);
   if (truthy(fleet.domains.length)) {
-    out += '      <ul class="cards">\n';
+    out.push('      <ul class="cards">\n');
     for (const domain of fleet.domains) {
-      out += `        <li id="domain-${esc(domain.slug)}">
+      out.push(`        <li id="domain-${esc(domain.slug)}">
           <h3>${esc(domain.title)}</h3>
           <p class="muted"><code>${esc(domain.slug)}</code>${truthy(domain.category) ? ` · ${esc(domain.category)}` : ''}</p>
           ${truthy(domain.deprecated) ? `<p><span class="badge warn">deprecated</span>${truthy(domain.replacedBy) ? ` Replaced by <a href="#domain-${esc(domain.replacedBy)}">${esc(domain.replacedBy)}</a>.` : ''}</p>` : ''}
           ${truthy(domain.purpose) ? `<p>${esc(domain.purpose)}</p>` : ''}
-`;
-      if (truthy(domain.agents.length)) out += `          <p>Perceived by: ${domain.agents.map((a) => `<a href="${esc(a.href)}">${esc(a.name)}</a>`).join(', ')}</p>\n`;
-      else out += '          <p class="muted">No agent perceives this domain.</p>\n';
-      out += '        </li>\n';
+`);
+      if (truthy(domain.agents.length)) out.push(`          <p>Perceived by: ${domain.agents.map((a) => `<a href="${esc(a.href)}">${esc(a.name)}</a>`).join(', ')}</p>\n`);
+      else out.push('          <p class="muted">No agent perceives this domain.</p>\n');
+      out.push('        </li>\n');
     }
-    out += '      </ul>\n';
-  } else out += '      <p>No perception domains yet.</p>\n';
-  out += `    </section>
+    out.push('      </ul>\n');
+  } else out.push('      <p>No perception domains yet.</p>\n');
+  out.push(`    </section>
   </div>
 </main>
 ${footerHtml(site.knocVersion, 'manifest.json')}</body>
 </html>
-`;
+`);
   return out;
 }
 

@@ -8,7 +8,7 @@ import type { AgentCard } from '../project/a2a-types.js';
 import { domainsByAgent, type DomainIndex } from '../project/project-domain-index.js';
 import type { PublishedCard } from '../project/project-fleet-card.js';
 import { renderAgentHtml } from './agent-page.js';
-import { renderFleetHtml } from './fleet-page.js';
+import { fleetHtmlParts } from './fleet-page.js';
 import { pageTemplates, TEMPLATES_DIR } from './page-templates.js';
 import { viewAgent } from './view-agent.js';
 import { viewFleet, type DomainInfo } from './view-fleet.js';
@@ -57,7 +57,8 @@ export function renderPages(input: PagesInput): OutputRequest[] {
   const pages: OutputRequest[] = [
     {
       path: FLEET_PAGE_PATH,
-      text: renderFleetHtml(fleet, site, TEMPLATES_DIR),
+      // Made as it is written: megabytes for a large fleet, never held as one text.
+      parts: () => fleetHtmlParts(fleet, site, TEMPLATES_DIR),
       inputs: [...input.agents.map((a) => a.blueprint.source.path), ...domains.map((d) => d.source)],
     },
   ];
