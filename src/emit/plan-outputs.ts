@@ -71,7 +71,7 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
     // Invariant: every path is normalised, relative, and planned once.
     if (path.posix.normalize(o.path) !== o.path || o.path.startsWith('/') || o.path.startsWith('..') || planned[i - 1]?.path === o.path) throw new Error(`invalid or duplicate output path: ${o.path}`);
   });
-  // Keys in code-unit order as written, so stableJsonBytes writes the manifest without copying it.
+  // Keys in code-unit order as written, so sortKeysDeep hands the manifest to stableJsonChunks as it is, without a copy.
   const manifest = {
     inputs: [...inputs]
       .sort((a, b) => byPath(a.source, b.source))

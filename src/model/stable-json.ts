@@ -56,21 +56,6 @@ export function stableJson(value: unknown): string {
   return `${JSON.stringify(sortKeysDeep(value), null, 2)}\n`;
 }
 
-/**
- * `stableJson` as the UTF-8 bytes it is published as. A large text from
- * JSON.stringify is a rope of pieces; adding the newline makes another, and
- * each conversion to bytes first copies the rope into one flat string. Here
- * the text is copied once, into the bytes, and the newline written after it.
- */
-export function stableJsonBytes(value: unknown): Buffer {
-  return encodeParts(stableJsonParts(value));
-}
-
-/** `stableJson` as the texts it is made of, the JSON and its newline, for a writer that encodes a slice at a time. */
-export function stableJsonParts(value: unknown): [json: string, newline: string] {
-  return [JSON.stringify(sortKeysDeep(value), null, 2), '\n'];
-}
-
 /** A list or mapping with more entries than this is written an entry at a time by `stableJsonChunks`. */
 const SPLIT = 16;
 

@@ -317,10 +317,10 @@ export function parseSpecs(specSources: readonly SourceFile[], cache: BuildCache
 }
 
 /**
- * An output as the UTF-8 bytes it is published as (made here from its text,
- * unless already made), with their sha256: the fleet-level outputs are
- * megabytes, held as text (two bytes a character once any character is
- * beyond Latin-1) from now until they are written.
+ * A page as the UTF-8 bytes it is published as (made here from its text,
+ * unless already made), with their sha256: held as text, it would take two
+ * bytes a character once any character is beyond Latin-1, from now until it
+ * is written.
  */
 function encoded(text: string | Buffer): { bytes: Buffer; sha256: string } {
   const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
