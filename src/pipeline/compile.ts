@@ -317,12 +317,11 @@ export function parseSpecs(specSources: readonly SourceFile[], cache: BuildCache
 }
 
 /**
- * A page as the UTF-8 bytes it is published as (made here from its text,
- * unless already made), with their sha256: held as text, it would take two
- * bytes a character once any character is beyond Latin-1, from now until it
- * is written.
+ * A page as the UTF-8 bytes it is published as, made here from its text, with
+ * their sha256: held as text, it would take two bytes a character once any
+ * character is beyond Latin-1, from now until it is written.
  */
-function encoded(text: string | Buffer): { bytes: Buffer; sha256: string } {
-  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+function encoded(text: string): { bytes: Buffer; sha256: string } {
+  const bytes = Buffer.from(text, 'utf8');
   return { bytes, sha256: sha256Hex(bytes) };
 }
