@@ -43,6 +43,8 @@ function expectSameAsFullBuild(root: string, change: (root: string) => void, arg
   if (options.json) expect(runCli(['build', '--root', root, '--format', 'json', ...args]).stdout).toBe(runCli(['build', '--root', twin, '--no-cache', '--format', 'json', ...args]).stdout);
   if (full.status === 0) expect(snapshotTree(path.join(root, 'dist'))).toEqual(snapshotTree(path.join(twin, 'dist')));
   else expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
+  // However the build ended (published, failed, declined), no stage, journal or lock is left beside dist/.
+  expect(readdirSync(root).filter((entry) => entry.startsWith('.knoc-'))).toEqual([]);
   return { incremental: run.stderr.includes('Incremental build:'), status: run.status };
 }
 

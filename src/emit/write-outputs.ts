@@ -52,17 +52,19 @@ export async function writeOutputs(
  * known to be as the last build left them (an incremental build's stat index
  * proves it): no listing, no comparing, only the journal publish of the
  * changed files, `manifest.json` last, under the publish lock. False, with
- * nothing written, when the folder is not as the caller believed.
+ * nothing written, when the folder is not as the caller believed. With
+ * `stage`, an early stage the caller opened (and may have copied files into:
+ * see `startEarlyCopies`), the journal stages the files there.
  */
-export async function publishChanged(outDir: string, changed: readonly PlannedOutput[], stillIntact: () => boolean): Promise<boolean> {
+export async function publishChanged(outDir: string, changed: readonly PlannedOutput[], stillIntact: () => boolean, stage?: EarlyStage): Promise<boolean> {
   const release = await acquirePublishLock(outDir);
   try {
     faultPoint('lock', outDir);
     // A journal another build left, or a publish since the caller looked, would change files it believes untouched: the full build decides then.
     if (pendingJournal(outDir) || !stillIntact()) return false;
     removeUncommittedJournals(outDir);
-    await recoverInterruptedSwap(outDir);
-    if (changed.length > 0) publishThroughJournal(outDir, changed, []);
+    await recoverInterruptedSwap(outDir, stage);
+    if (changed.length > 0) publishThroughJournal(outDir, changed, [], stage?.dir);
     return true;
   } finally {
     await release();
@@ -438,10 +440,10 @@ interface Journal {
  * journal that the next build completes first, so the folder ends as the
  * complete new tree.
  */
-function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[]): void {
+function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[], stageDir?: string): void {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
-  const stageName = `${STAGE}${name}-${randomBytes(6).toString('hex')}`;
+  const stageName = stageDir !== undefined && path.dirname(stageDir) === parent ? path.basename(stageDir) : `${STAGE}${name}-${randomBytes(6).toString('hex')}`;
   const stage = path.join(parent, stageName);
   const journalFile = path.join(parent, `${JOURNAL}${name}`);
   try {

@@ -108,8 +108,11 @@ export class BytePatch {
     return this.add(start, end, Buffer.from(to, 'utf8'));
   }
 
-  /** The patched file: its sha256 and size, its bytes on demand, and a writer that copies the old file and writes the patches over it. */
-  result(source: string, unchanged: () => boolean): { sha256(): string | undefined; size: number; readonly bytes: Buffer; writeTo(file: string): void } {
+  /**
+   * The patched file: its sha256 and size, its bytes on demand, and a writer that copies the old file and writes the
+   * patches over it (or writes them over a copy already made: `copied` says whether a file holds one).
+   */
+  result(source: string, unchanged: () => boolean, copied?: (file: string) => boolean): { sha256(): string | undefined; size: number; readonly bytes: Buffer; writeTo(file: string): void } {
     const edits = [...this.edits].sort((a, b) => a.start - b.start);
     const parts = (): Buffer[] => {
       const list: Buffer[] = [];
@@ -141,7 +144,7 @@ export class BytePatch {
       writeTo(file: string): void {
         // The kernel copies the old bytes; only the patched ranges are written, when they keep their length and the old file is still the one read.
         if (inPlace && unchanged()) {
-          copyFileSync(source, file);
+          if (!copied?.(file)) copyFileSync(source, file);
           if (unchanged()) {
             const fd = openSync(file, 'r+');
             try {

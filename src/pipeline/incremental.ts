@@ -10,7 +10,8 @@ import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.j
 import { builtinSpecsDir, readSource } from '../discover/discover.js';
 import { dig, isRecord } from '../model/guards.js';
 import { MANIFEST_PATH, type PlannedOutput } from '../emit/plan-outputs.js';
-import { pendingJournal, publishChanged } from '../emit/write-outputs.js';
+import { discardEarlyStage, openEarlyStage, pendingJournal, publishChanged, type EarlyStage } from '../emit/write-outputs.js';
+import { startEarlyCopies, type EarlyCopies } from '../emit/early-copy.js';
 import { digestOf, sha256Hex } from '../model/digest.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
 import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
@@ -149,8 +150,30 @@ async function buildFromState(options: BuildOptions, probe: ChangedSinceIndex): 
   }
 }
 
+/** The early stage an edit publishes through, and the fleet-level files being copied into it. */
+interface EditStage {
+  stage: EarlyStage;
+  copies: EarlyCopies;
+}
+
 async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: OpenEditState): Promise<IncrementalResult | { declined: string }> {
   const started = performance.now();
+  const outDir = probe.index.report.outDir;
+  // The two large files an edit patches in place are copied on the thread pool meanwhile, into the stage it will publish through.
+  const stage = pendingJournal(outDir) ? undefined : openEarlyStage(outDir);
+  const early = stage && { stage, copies: startEarlyCopies(outDir, stage, [MANIFEST_PATH, HEADERS_PATH]) };
+  try {
+    return await buildInStage(options, probe, open, early, started);
+  } finally {
+    // Published, the stage is gone already; otherwise its copies go with it.
+    if (early) {
+      await early.copies.settled;
+      discardEarlyStage(early.stage);
+    }
+  }
+}
+
+async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, open: OpenEditState, early: EditStage | undefined, started: number): Promise<IncrementalResult | { declined: string }> {
   const phaseMs: PhaseTiming[] = [];
   let phaseStart = started;
   const endPhase = (phase: string, detail?: string) => {
@@ -331,7 +354,7 @@ const symbols = recordedSymbols(head, replaced);
   async function publishEdit(): Promise<IncrementalResult | { declined: string }> {
     let outputs: ReturnType<typeof patchChanges>;
     try {
-      outputs = patchChanges(head, cards, targets, replaced, outDir, closers);
+      outputs = patchChanges(head, cards, targets, replaced, outDir, closers, early?.copies);
     } catch {
       // A fleet-level file that changed while it was read (it shrank under a patch) is a doubt like any other.
       outputs = undefined;
@@ -354,7 +377,8 @@ const symbols = recordedSymbols(head, replaced);
     const manifestSlot = index.paths.indexOf(path.join(outDir, MANIFEST_PATH));
     if (manifestSlot < 0) return declined('the stat index does not list manifest.json');
     const stillIntact = () => sameStamp(stampOf(index.paths.at(manifestSlot)), index.numbers, manifestSlot);
-    if (!(await publishChanged(outDir, outputs.changed, stillIntact))) return declined('the output folder changed while this build ran');
+    if (early) await early.copies.settled;
+    if (!(await publishChanged(outDir, outputs.changed, stillIntact, early?.stage))) return declined('the output folder changed while this build ran');
     endPhase('write', `${outputs.changed.length} changed`);
 
     // The outputs are stamped once the clock has moved past their times, so the next build trusts the stamps without reading them.
@@ -590,6 +614,7 @@ function patchChanges(
   replaced: ReadonlyMap<number, Entity | undefined>,
   outDir: string,
   closers: (() => void)[],
+  copies?: EarlyCopies,
 ): ReturnType<typeof planChanges> | undefined {
   for (const { position, record } of targets) {
     const card = cards.get(position);
@@ -604,7 +629,12 @@ function patchChanges(
     const stamp = stampOf(absolute);
     const bytes = new FileBytes(absolute);
     closers.push(() => bytes.close());
-    return { absolute, patch: new BytePatch(bytes), unchanged: () => stamp !== null && sameFileStamp(stampOf(absolute), stamp) };
+    return {
+      absolute,
+      patch: new BytePatch(bytes),
+      unchanged: () => stamp !== null && sameFileStamp(stampOf(absolute), stamp),
+      copied: (target: string) => copies?.holds(file, target, stamp) ?? false,
+    };
   };
   let manifest: ReturnType<typeof opened>;
   let agents: ReturnType<typeof opened>;
@@ -642,8 +672,8 @@ function patchChanges(
   }
   // The manifest's own sha256 is recorded only in the stat index, which needs it only for a racily clean stamp (see awaitLaterClock).
   // Undefined when the file changed while it was read.
-  const patchedFile = (file: string, opened: { absolute: string; patch: BytePatch; unchanged: () => boolean }, hashed = true): PlannedOutput | undefined => {
-    const result = opened.patch.result(opened.absolute, opened.unchanged);
+  const patchedFile = (file: string, opened: { absolute: string; patch: BytePatch; unchanged: () => boolean; copied: (target: string) => boolean }, hashed = true): PlannedOutput | undefined => {
+    const result = opened.patch.result(opened.absolute, opened.unchanged, opened.copied);
     const sha256 = hashed ? result.sha256() : '';
     if (sha256 === undefined) return undefined;
     return {
