@@ -6,6 +6,7 @@ import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } fr
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCorpus, writeCorpus } from '../bench/generate.js';
+import { RETIRE_FROM_BYTES, RETIRED_FOLDER } from '../src/cache/retired-files.js';
 import { runCli } from './support/run-cli.js';
 import { copyRepo, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
 
@@ -138,6 +139,24 @@ describe('an incremental build after blueprints changed in content', () => {
       writeFileSync(target, readFileSync(target, 'utf8').replace(/^( {2}name: )(.*)$/m, '$1$2 renamed').replace(/^( {4}domains: \[).*\]$/m, `$1${[domains[0], other].join(', ')}]`));
     };
     expect(expectSameAsFullBuild(root, change)).toEqual({ incremental: true, status: 0 });
+  }, 300_000);
+
+  it('keeps the large files it replaced in the cache folder until the next build deletes them, and publishes what a full build would', () => {
+    const root = makeTempDir();
+    // About 1,000 blueprints: manifest.json passes a megabyte, the size from which a replaced file is retired.
+    writeCorpus(root, generateCorpus({ n: 1000, domains: 40 }));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const manifest = path.join(root, 'dist/manifest.json');
+    expect(statSync(manifest).size).toBeGreaterThan(RETIRE_FROM_BYTES);
+    const old = readFileSync(manifest);
+    const retired = path.join(root, 'node_modules/.cache/knoc', RETIRED_FOLDER);
+    const file = readdirSync(path.join(root, 'content/agent-blueprints')).sort()[0]!;
+    expect(expectSameAsFullBuild(root, (r) => edit(path.join(r, 'content/agent-blueprints', file), /^title: .*$/m, 'title: Retitled'))).toEqual({ incremental: true, status: 0 });
+    const kept = readdirSync(retired);
+    expect(kept.filter((name) => name.startsWith('manifest.json.'))).toHaveLength(1);
+    expect(readFileSync(path.join(retired, kept.find((name) => name.startsWith('manifest.json.'))!))).toEqual(old);
+    expect(runCli(['build', '--root', root, '--explain']).stderr).toContain('Up to date:');
+    expect(readdirSync(retired)).toEqual([]);
   }, 300_000);
 
   it('runs from its bundle with V8\'s code cache kept in the cache folder; a damaged code cache changes nothing but speed', () => {

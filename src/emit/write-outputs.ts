@@ -54,9 +54,10 @@ export async function writeOutputs(
  * changed files, `manifest.json` last, under the publish lock. False, with
  * nothing written, when the folder is not as the caller believed. With
  * `stage`, an early stage the caller opened (and may have copied files into:
- * see `startEarlyCopies`), the journal stages the files there.
+ * see `startEarlyCopies`), the journal stages the files there. `beforeReplace`
+ * is told each published file right before the rename that replaces it.
  */
-export async function publishChanged(outDir: string, changed: readonly PlannedOutput[], stillIntact: () => boolean, stage?: EarlyStage): Promise<boolean> {
+export async function publishChanged(outDir: string, changed: readonly PlannedOutput[], stillIntact: () => boolean, stage?: EarlyStage, beforeReplace?: (file: string) => void): Promise<boolean> {
   const release = await acquirePublishLock(outDir);
   try {
     faultPoint('lock', outDir);
@@ -64,7 +65,7 @@ export async function publishChanged(outDir: string, changed: readonly PlannedOu
     if (pendingJournal(outDir) || !stillIntact()) return false;
     removeUncommittedJournals(outDir);
     await recoverInterruptedSwap(outDir, stage);
-    if (changed.length > 0) publishThroughJournal(outDir, changed, [], stage?.dir);
+    if (changed.length > 0) publishThroughJournal(outDir, changed, [], stage?.dir, beforeReplace);
     return true;
   } finally {
     await release();
@@ -440,7 +441,7 @@ interface Journal {
  * journal that the next build completes first, so the folder ends as the
  * complete new tree.
  */
-function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[], stageDir?: string): void {
+function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[], stageDir?: string, beforeReplace?: (file: string) => void): void {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   const stageName = stageDir !== undefined && path.dirname(stageDir) === parent ? path.basename(stageDir) : `${STAGE}${name}-${randomBytes(6).toString('hex')}`;
@@ -461,11 +462,11 @@ function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[]
     rmSync(stage, { recursive: true, force: true });
     throw error;
   }
-  applyJournal(outDir, journalFile);
+  applyJournal(outDir, journalFile, beforeReplace);
 }
 
 /** Completes a committed journal: moves what is still staged into place, removes what it names, then forgets it. */
-function applyJournal(outDir: string, journalFile: string): void {
+function applyJournal(outDir: string, journalFile: string, beforeReplace?: (file: string) => void): void {
   const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as Journal;
   const stage = path.join(path.dirname(outDir), journal.stage);
   // Removals first, so a path that turns from a file into a folder (or back) has room; manifest.json is the last rename.
@@ -475,6 +476,7 @@ function applyJournal(outDir: string, journalFile: string): void {
     const to = confined(outDir, file);
     if (!existsSync(from)) continue;
     mkdirSync(path.dirname(to), { recursive: true });
+    beforeReplace?.(to);
     renameSync(from, to);
   }
   rmSync(journalFile, { force: true });

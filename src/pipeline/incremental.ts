@@ -12,6 +12,7 @@ import { dig, isRecord } from '../model/guards.js';
 import { MANIFEST_PATH, type PlannedOutput } from '../emit/plan-outputs.js';
 import { discardEarlyStage, openEarlyStage, pendingJournal, publishChanged, type EarlyStage } from '../emit/write-outputs.js';
 import { startEarlyCopies, type EarlyCopies } from '../emit/early-copy.js';
+import { retire } from '../cache/retired-files.js';
 import { digestOf, sha256Hex } from '../model/digest.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
 import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
@@ -378,7 +379,8 @@ const symbols = recordedSymbols(head, replaced);
     if (manifestSlot < 0) return declined('the stat index does not list manifest.json');
     const stillIntact = () => sameStamp(stampOf(index.paths.at(manifestSlot)), index.numbers, manifestSlot);
     if (early) await early.copies.settled;
-    if (!(await publishChanged(outDir, outputs.changed, stillIntact, early?.stage))) return declined('the output folder changed while this build ran');
+    // Each published file replaced keeps its blocks until the next build (see `retire`).
+    if (!(await publishChanged(outDir, outputs.changed, stillIntact, early?.stage, (file) => retire(file, cacheDir)))) return declined('the output folder changed while this build ran');
     endPhase('write', `${outputs.changed.length} changed`);
 
     // The outputs are stamped once the clock has moved past their times, so the next build trusts the stamps without reading them.

@@ -87,6 +87,13 @@ export interface ChangedSinceIndex {
 /** At most this many changed paths are handed to an incremental build; more, and the build runs in full. */
 export const INCREMENTAL_LIMIT = 16;
 
+/** The cache folder a build with these options uses, if any (see `safeCacheDir`). */
+export function cacheDirOf(options: BuildOptions): string | undefined {
+  if (options.cacheDir === false) return undefined;
+  const root = path.resolve(options.root ?? '.');
+  return safeCacheDir(root, path.resolve(root, options.cacheDir || DEFAULT_CACHE_DIR));
+}
+
 /**
  * Checks the stat index: up to date (see `upToDate`), or the few paths that
  * changed, or undefined when there is no usable index or too much changed.
@@ -96,7 +103,7 @@ export function probeIndex(options: BuildOptions): { upToDate: UpToDate } | { ch
   const key = indexKey(options);
   if (key === undefined) return undefined;
   const root = path.resolve(options.root ?? '.');
-  const cacheDir = safeCacheDir(root, path.resolve(root, options.cacheDir || DEFAULT_CACHE_DIR));
+  const cacheDir = cacheDirOf(options);
   const loaded = cacheDir ? loadStatIndex(cacheDir, key) : undefined;
   if (!cacheDir || !loaded) return undefined;
   const changed = changedSince(loaded, loaded.writtenMs, INCREMENTAL_LIMIT);

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { BuildOptions, BuildResult } from '../../pipeline/build.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
-import { probeIndex } from '../../pipeline/up-to-date.js';
+import { cacheDirOf, probeIndex } from '../../pipeline/up-to-date.js';
+import { sweepRetired } from '../../cache/retired-files.js';
 import type { RebuildExplanation } from '../../pipeline/explain.js';
 import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
@@ -167,49 +168,56 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     ...(values['update-baseline'] ? { updateBaseline: true } : {}),
     ...(values['sign-key'] !== undefined ? { sign: { keyFile: values['sign-key'], ...(values['key-id'] !== undefined ? { keyId: values['key-id'] } : {}), ...(values.jku !== undefined ? { jku: values.jku } : {}) } } : {}),
   };
-  // Nothing changed since the last clean build: report what it reported, without loading the compiler.
-  const probe = probeIndex(options);
-  const done = probe && 'upToDate' in probe ? probe.upToDate : undefined;
-  if (done) {
-    const { report: recorded } = done;
-    await report(
-      { ...done, failed: false, suppressed: recorded.suppressed, agentCount: recorded.agentCount, domainCount: recorded.domainCount, written: { written: 0, unchanged: recorded.outputCount, removed: 0 }, sources: done.source },
-      command,
-      formats,
-      { quiet: values.quiet === true, failSeverity },
-    );
-    if (values.verbose) process.stderr.write(`  up to date: no input, setting or output changed since the last build, so nothing was parsed or written\n`);
-    if (values.explain) process.stderr.write('Up to date: no input, setting or output changed since the last build (each checked by size, times and inode), so nothing was parsed or written.\n');
-    return EXIT.ok;
-  }
-  // A few blueprints changed in content: the incremental build re-reads only them, or declines and the full build runs.
-  if (probe && 'changed' in probe) {
-    const { buildIncrementally } = await import('../../pipeline/edit-path.js');
-    const edited = await buildIncrementally(options, probe.changed);
-    if ('declined' in edited) {
-      if (values.verbose || values.explain) process.stderr.write(`  incremental build declined (${edited.declined}); building in full\n`);
-    } else {
-      await report(edited, command, formats, { quiet: values.quiet === true, failSeverity });
-      if (values.verbose) process.stderr.write(renderPhaseTimings(edited.phaseMs, `incremental: only ${plural(edited.parsed.length, 'changed blueprint')} parsed; every other input, setting and output proven unchanged by the stat index`));
-      if (values.explain) process.stderr.write(renderIncrementalExplanation(edited));
-      return edited.failed ? EXIT.findings : EXIT.ok;
+  // What earlier edits replaced is deleted on the thread pool meanwhile (see `retire`).
+  const cacheDir = cacheDirOf(options);
+  const sweeping = cacheDir ? sweepRetired(cacheDir) : undefined;
+  try {
+    // Nothing changed since the last clean build: report what it reported, without loading the compiler.
+    const probe = probeIndex(options);
+    const done = probe && 'upToDate' in probe ? probe.upToDate : undefined;
+    if (done) {
+      const { report: recorded } = done;
+      await report(
+        { ...done, failed: false, suppressed: recorded.suppressed, agentCount: recorded.agentCount, domainCount: recorded.domainCount, written: { written: 0, unchanged: recorded.outputCount, removed: 0 }, sources: done.source },
+        command,
+        formats,
+        { quiet: values.quiet === true, failSeverity },
+      );
+      if (values.verbose) process.stderr.write(`  up to date: no input, setting or output changed since the last build, so nothing was parsed or written\n`);
+      if (values.explain) process.stderr.write('Up to date: no input, setting or output changed since the last build (each checked by size, times and inode), so nothing was parsed or written.\n');
+      return EXIT.ok;
     }
+    // A few blueprints changed in content: the incremental build re-reads only them, or declines and the full build runs.
+    if (probe && 'changed' in probe) {
+      const { buildIncrementally } = await import('../../pipeline/edit-path.js');
+      const edited = await buildIncrementally(options, probe.changed);
+      if ('declined' in edited) {
+        if (values.verbose || values.explain) process.stderr.write(`  incremental build declined (${edited.declined}); building in full\n`);
+      } else {
+        await report(edited, command, formats, { quiet: values.quiet === true, failSeverity });
+        if (values.verbose) process.stderr.write(renderPhaseTimings(edited.phaseMs, `incremental: only ${plural(edited.parsed.length, 'changed blueprint')} parsed; every other input, setting and output proven unchanged by the stat index`));
+        if (values.explain) process.stderr.write(renderIncrementalExplanation(edited));
+        return edited.failed ? EXIT.findings : EXIT.ok;
+      }
+    }
+    // The compiler (yaml, ajv, handlebars) is loaded only when there is something to compile.
+    const { build } = await import('../../pipeline/build.js');
+    const built = await build({ ...options, ...(progress ? { onProgress: progress.update } : {}) });
+    progress?.clear();
+    const { written, ...rest } = built;
+    const result: Reported = {
+      ...rest,
+      suppressed: built.suppressed.length,
+      ...(written ? { written: { written: written.written.length, unchanged: written.unchanged.length, removed: written.removed.length } } : {}),
+      sources: (file) => built.sources.get(file),
+    };
+    await report(result, command, formats, { quiet: values.quiet === true, failSeverity, checkOutputs: values.check === true });
+    if (values.verbose) process.stderr.write(renderPhaseTimings(built.phaseMs, cacheNote(built, values['no-cache'] === true)));
+    if (values.explain) process.stderr.write(renderExplanation(built.explanation, built.cacheMiss));
+    return result.failed ? EXIT.findings : EXIT.ok;
+  } finally {
+    await sweeping;
   }
-  // The compiler (yaml, ajv, handlebars) is loaded only when there is something to compile.
-  const { build } = await import('../../pipeline/build.js');
-  const built = await build({ ...options, ...(progress ? { onProgress: progress.update } : {}) });
-  progress?.clear();
-  const { written, ...rest } = built;
-  const result: Reported = {
-    ...rest,
-    suppressed: built.suppressed.length,
-    ...(written ? { written: { written: written.written.length, unchanged: written.unchanged.length, removed: written.removed.length } } : {}),
-    sources: (file) => built.sources.get(file),
-  };
-  await report(result, command, formats, { quiet: values.quiet === true, failSeverity, checkOutputs: values.check === true });
-  if (values.verbose) process.stderr.write(renderPhaseTimings(built.phaseMs, cacheNote(built, values['no-cache'] === true)));
-  if (values.explain) process.stderr.write(renderExplanation(built.explanation, built.cacheMiss));
-  return result.failed ? EXIT.findings : EXIT.ok;
 }
 
 /** What a run reports, whether it compiled or found everything already built. */
