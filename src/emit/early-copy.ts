@@ -1,5 +1,5 @@
 import { copyFile } from 'node:fs';
-import { stampOf, type FileStamp } from '../model/file-stamp.js';
+import { sameFileStamp, stampOf, type FileStamp } from '../model/file-stamp.js';
 import { confined, type EarlyStage } from './write-outputs.js';
 
 /**
@@ -43,12 +43,8 @@ export function startEarlyCopies(outDir: string, stage: EarlyStage, files: reado
   return {
     holds: (relative, target, stamp) => {
       const copy = copied.get(relative);
-      return copy !== undefined && stamp !== null && copy.target === target && sameStamp(copy.stamp, stamp);
+      return copy !== undefined && copy.target === target && sameFileStamp(stamp, copy.stamp);
     },
     settled: Promise.all(copies).then(() => undefined),
   };
-}
-
-function sameStamp(a: FileStamp, b: FileStamp): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 }

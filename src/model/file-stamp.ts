@@ -30,6 +30,11 @@ export function stampFrom(info: Stats): FileStamp {
   return { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino, ...(info.isDirectory() ? { dir: true } : {}) };
 }
 
+/** Whether `a` is the stamp `b`: same size, times and inode (null, a path with nothing there, is no stamp's). */
+export function sameFileStamp(a: FileStamp | null, b: FileStamp): boolean {
+  return a !== null && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}
+
 /** A digest of a folder's entry names, sorted: what a folder stamp stands for when its times cannot be trusted. */
 export function listingOf(folder: string): string | undefined {
   try {

@@ -15,7 +15,7 @@ import { startEarlyCopies, type EarlyCopies } from '../emit/early-copy.js';
 import { retire } from '../cache/retired-files.js';
 import { digestOf, sha256Hex } from '../model/digest.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
-import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
+import { listingOf, sameFileStamp, stampOf, type FileStamp } from '../model/file-stamp.js';
 import { DEFAULT_LIMITS } from '../model/limits.js';
 import type { SourceFile } from '../model/source-file.js';
 import { stableJson } from '../model/stable-json.js';
@@ -736,10 +736,6 @@ function patchChanges(
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if (changed.length > 0) changed.push(patchedFile(MANIFEST_PATH, manifest, false)!);
   return { changed, rebuilt: files.size, pages };
-}
-
-function sameFileStamp(a: FileStamp | null, b: FileStamp): boolean {
-  return a !== null && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 }
 
 /** A domain as the pages show it (render-pages' domainInfo), from its record; undefined for one without a slug. */
