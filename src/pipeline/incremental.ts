@@ -46,7 +46,7 @@ import { validateEntity } from '../validate/validate-entity.js';
 import type { BuildOptions } from './build.js';
 import type { PhaseTiming } from './compile.js';
 import { BytePatch, FileBytes } from './edit-patch.js';
-import type { TextColumn } from '../cache/text-column.js';
+import { DamagedColumn, type TextColumn } from '../cache/text-column.js';
 import { failsGate } from './gate.js';
 import { applyRuleSeverities } from './rule-severities.js';
 import { outFolder, readText, type ChangedSinceIndex } from './up-to-date.js';
@@ -144,7 +144,7 @@ async function buildFromState(options: BuildOptions, probe: ChangedSinceIndex): 
   try {
     return await buildWith(options, probe, open);
   } catch (error) {
-    if (error instanceof DamagedState) return declined(error.message);
+    if (error instanceof DamagedState || error instanceof DamagedColumn) return declined(error.message);
     throw error;
   } finally {
     open.close();
