@@ -26,6 +26,30 @@ function segmentsBelow(folder: string) {
 }
 
 describe('path column', () => {
+  it('bisects a sorted range to the slot of each path in it, and in any range answers only a slot that holds the path', () => {
+    fc.assert(
+      fc.property(fc.array(somePath, { maxLength: 40 }), fc.array(somePath, { maxLength: 40 }), fc.array(somePath, { maxLength: 5 }), somePath, (before, range, after, other) => {
+        const column = PathColumn.of([...before, ...range, ...after], base);
+        const from = before.length;
+        const to = from + range.length;
+        for (const file of [...range, ...before, other]) {
+          const slot = column.bisect(file, from, to);
+          if (slot >= 0) {
+            expect(column.at(slot)).toBe(file);
+            expect(slot >= from && slot < to).toBe(true);
+          }
+        }
+        // Sorted as stored (the order a build records its outputs in), every path of the range is found in it.
+        const stored = (file: string) => PathColumn.of([file], base).storedAt(0);
+        const sorted = [...new Set(range)].sort((a, b) => (stored(a) < stored(b) ? -1 : stored(a) > stored(b) ? 1 : 0));
+        const inOrder = PathColumn.of([...before, ...sorted, ...after], base);
+        sorted.forEach((file, k) => expect(inOrder.bisect(file, from, from + sorted.length)).toBe(from + k));
+        if (!sorted.includes(other)) expect(inOrder.bisect(other, from, from + sorted.length)).toBe(-1);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('gives back every path by slot and finds each at its first slot', () => {
     fc.assert(
       fc.property(fc.array(somePath, { maxLength: 40 }), (paths) => {

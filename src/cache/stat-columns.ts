@@ -90,6 +90,27 @@ export class PathColumn {
     return -1;
   }
 
+  /**
+   * The slot of an absolute path among slots `from` to `to` (excluded),
+   * found by bisection, for a range its caller knows is sorted by stored path
+   * (a build records its outputs sorted). -1 when bisection does not find it,
+   * which proves nothing of a range out of order: search with `indexOf` then.
+   * A slot it answers holds the path, in order or not.
+   */
+  bisect(file: string, from: number, to: number): number {
+    const stored = storedForm(file, this.base);
+    let low = Math.max(0, from);
+    let high = Math.min(this.length, to) - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const value = this.storedAt(middle);
+      if (value === stored) return middle;
+      if (value < stored) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
+  }
+
   /** The slots of the paths below `folder` (absolute), found without slicing out the paths stored relative to it. */
   slotsBelow(folder: string): number[] {
     const text = this.text;

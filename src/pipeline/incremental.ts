@@ -375,7 +375,13 @@ const symbols = recordedSymbols(head, replaced);
     if (typeof outputs === 'string') return declined(outputs);
     endPhase('plan', `${outputs.rebuilt} outputs rebuilt`);
 
-    const manifestSlot = index.paths.indexOf(path.join(outDir, MANIFEST_PATH));
+    // The outputs follow the output folder's own entry, sorted by path: each is found by bisection (else by a search of the column).
+    const outSlot = index.paths.indexOf(outDir);
+    const slotOf = (file: string) => {
+      const found = outSlot >= 0 ? index.paths.bisect(file, outSlot + 1, index.paths.length) : -1;
+      return found >= 0 ? found : index.paths.indexOf(file);
+    };
+    const manifestSlot = slotOf(path.join(outDir, MANIFEST_PATH));
     if (manifestSlot < 0) return declined('the stat index does not list manifest.json');
     const stillIntact = () => sameStamp(stampOf(index.paths.at(manifestSlot)), index.numbers, manifestSlot);
     if (early) await early.copies.settled;
@@ -399,13 +405,12 @@ const symbols = recordedSymbols(head, replaced);
     };
     for (const [k, { slot }] of targets.entries()) setSlot(slot, sources[k]!.stamp!, sources[k]!.sha256);
     for (const { slot, stamp, listing } of folders) setSlot(slot, stamp, listing);
-    // Each written file's slot, found in the index's text of paths (a few searches, no string per path).
+    // Each written file's slot (see `slotOf`).
     for (const output of outputs.changed) {
       const file = path.join(outDir, output.path);
-      const slot = index.paths.indexOf(file);
+      const slot = slotOf(file);
       if (slot >= 0) setSlot(slot, stampOf(file), output.sha256);
     }
-    const outSlot = index.paths.indexOf(outDir);
     if (outSlot >= 0) {
       const folder = outFolder(outDir);
       setSlot(outSlot, folder.stamp, folder.sha256 ?? '');
