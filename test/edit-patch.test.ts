@@ -118,6 +118,42 @@ describe('BytePatch', () => {
     );
   });
 
+  it('answers a sequence of searches and reads as a Buffer does, reusing what it read for the ones before', () => {
+    const dir = makeTempDir();
+    const file = path.join(dir, 'sequence');
+    const content = Buffer.from(Array.from({ length: 150_000 }, (_, i) => (i % 9_000 === 8_990 ? 'z' : 'ab\n'[(i * 7919) % 3])).join(''));
+    writeFileSync(file, content);
+    const position = fc.oneof(fc.integer({ min: 0, max: content.length + 10 }), fc.constantFrom(8_191, 8_192, 65_530, 65_536, 73_720, 131_072));
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('indexOf' as const), needle: fc.stringMatching(/^[abz\n]{1,6}$/), from: position, span: fc.option(fc.integer({ min: 0, max: 20_000 }), { nil: undefined }) }),
+      fc.record({ kind: fc.constant('lastIndexOf' as const), needle: fc.stringMatching(/^[abz\n]{1,6}$/), from: position }),
+      fc.record({ kind: fc.constant('read' as const), from: position, length: fc.integer({ min: 0, max: 9_000 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), (steps) => {
+        const bytes = new FileBytes(file);
+        try {
+          for (const s of steps) {
+            if (s.kind === 'indexOf') {
+              const end = s.span === undefined ? undefined : s.from + s.span;
+              const expected = end === undefined ? content.indexOf(s.needle, s.from) : content.subarray(0, end).indexOf(s.needle, s.from);
+              expect(bytes.indexOf(s.needle, s.from, end), JSON.stringify(s)).toBe(expected);
+            } else if (s.kind === 'lastIndexOf') {
+              expect(bytes.lastIndexOf(s.needle, s.from), JSON.stringify(s)).toBe(content.lastIndexOf(s.needle, s.from));
+            } else {
+              const read = bytes.subarray(s.from, s.from + s.length);
+              expect(read.equals(content.subarray(s.from, s.from + s.length)), JSON.stringify(s)).toBe(true);
+              expect(bytes.toString('latin1', s.from, s.from + s.length)).toBe(content.toString('latin1', s.from, s.from + s.length));
+            }
+          }
+        } finally {
+          bytes.close();
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('declines an entry that is missing, out of order, written otherwise, changed in its key, or patched twice', () => {
     const source = stableJson(agents(slugs));
     const ok = (bytes: string, slug = 'b', change = (e: Record<string, unknown>): Record<string, unknown> | undefined => e) => new BytePatch(Buffer.from(bytes)).element('",', 'slug', slug, change);

@@ -303,6 +303,12 @@ export class FileBytes implements Bytes {
   private readonly fd: number;
   private readonly blocks = new Map<number, Buffer>();
   private scratch: Buffer | undefined;
+  /** The block the scratch buffer holds, or -1. */
+  private scratchHolds = -1;
+  /** The bytes read where a search last started (see `near`): from `nearStart`, `nearLength` of them. */
+  private nearBuffer: Buffer | undefined;
+  private nearStart = -1;
+  private nearLength = 0;
 
   constructor(file: string) {
     this.fd = openSync(file, 'r');
@@ -319,9 +325,17 @@ export class FileBytes implements Bytes {
     const needle = Buffer.from(text, 'utf8');
     const seam = needle.length - 1;
     const limit = Math.min(end, this.length);
-    // A block at a time, then the few bytes a match across its end would need. A block not read before is
+    let at = Math.max(0, from);
+    // First the few kilobytes from `from`, where a bisection finds the entry after the point it looks at.
+    if (at < limit) {
+      const near = this.near(at);
+      const inside = near.subarray(0, Math.min(near.length, limit - at)).indexOf(needle);
+      if (inside >= 0) return at + inside;
+      at += Math.max(0, near.length - seam);
+    }
+    // Then a block at a time, and the few bytes a match across its end would need. A block not read before is
     // searched in a scratch buffer and not kept: a search through megabytes touches no new memory.
-    for (let at = Math.max(0, from); at < limit; ) {
+    while (at < limit) {
       const index = Math.floor(at / WINDOW);
       const start = index * WINDOW;
       const block = this.scan(index);
@@ -367,6 +381,8 @@ export class FileBytes implements Bytes {
     const from = Math.max(0, Math.min(start, this.length));
     const to = Math.max(from, Math.min(end, this.length));
     const first = Math.floor(from / WINDOW);
+    // Within the bytes read near the last search: a copy of them.
+    if (from >= this.nearStart && to <= this.nearStart + this.nearLength) return Buffer.from(this.nearBuffer!.subarray(from - this.nearStart, to - this.nearStart));
     if (to <= (first + 1) * WINDOW) {
       // Within one block: a view of it, no copy; a few bytes of a block not read (a bisection's look at one entry) are read alone.
       if (to - from <= SMALL_READ && !this.blocks.has(first)) return this.readAt(from, Buffer.allocUnsafe(to - from));
@@ -402,12 +418,37 @@ export class FileBytes implements Bytes {
     return block;
   }
 
-  /** Block `index` as read before, or else read into the scratch buffer: valid only until the next `scan`. */
+  /**
+   * The bytes from `at` on as far as the near buffer holds them: read anew (NEAR_READ of them) unless it holds `at`
+   * already. Valid only until the next call.
+   */
+  private near(at: number): Buffer {
+    const buffer = (this.nearBuffer ??= Buffer.allocUnsafe(NEAR_READ));
+    if (!(at >= this.nearStart && at < this.nearStart + this.nearLength)) {
+      this.nearStart = -1;
+      this.nearLength = 0;
+      const length = Math.min(NEAR_READ, this.length - at);
+      this.readAt(at, buffer.subarray(0, length));
+      this.nearStart = at;
+      this.nearLength = length;
+    }
+    return buffer.subarray(at - this.nearStart, this.nearLength);
+  }
+
+  /**
+   * Block `index` as read before, or else read into the scratch buffer (unless it holds that block already: a
+   * bisection looks at one place several times): valid only until the next `scan`.
+   */
   private scan(index: number): Buffer {
     const kept = this.blocks.get(index);
     if (kept !== undefined) return kept;
-    this.scratch ??= Buffer.allocUnsafe(WINDOW);
-    return this.readAt(index * WINDOW, this.scratch.subarray(0, Math.min(WINDOW, this.length - index * WINDOW)));
+    const scratch = (this.scratch ??= Buffer.allocUnsafe(WINDOW)).subarray(0, Math.min(WINDOW, this.length - index * WINDOW));
+    if (this.scratchHolds !== index) {
+      this.scratchHolds = -1;
+      this.readAt(index * WINDOW, scratch);
+      this.scratchHolds = index;
+    }
+    return scratch;
   }
 
   private readAt(start: number, into: Buffer): Buffer {
@@ -421,5 +462,8 @@ export class FileBytes implements Bytes {
 }
 
 const WINDOW = 64 * 1024;
+
+/** How much a search reads first, from where it starts: more than an entry of the files patched is long, mostly. */
+const NEAR_READ = 8 * 1024;
 /** A range this short, in a block not read yet, is read by itself and not kept. */
 const SMALL_READ = 4096;
