@@ -123,14 +123,23 @@ describe('BytePatch', () => {
     const file = path.join(dir, 'sequence');
     const content = Buffer.from(Array.from({ length: 150_000 }, (_, i) => (i % 9_000 === 8_990 ? 'z' : 'ab\n'[(i * 7919) % 3])).join(''));
     writeFileSync(file, content);
-    const position = fc.oneof(fc.integer({ min: 0, max: content.length + 10 }), fc.constantFrom(8_191, 8_192, 65_530, 65_536, 73_720, 131_072));
+    // Near the rare letters too, so that searches for them start before, at and after ones made already.
+    const rare = (i: number) => Math.floor(i / 9_000) * 9_000 + 8_990;
+    const position = fc.oneof(
+      fc.integer({ min: 0, max: content.length + 10 }),
+      fc.constantFrom(8_191, 8_192, 65_530, 65_536, 73_720, 131_072),
+      fc.tuple(fc.integer({ min: 0, max: content.length }), fc.integer({ min: -6, max: 6 })).map(([i, d]) => rare(i) + d),
+      fc.tuple(fc.constantFrom(100, 65_534, 90_000), fc.integer({ min: -8, max: 8 })).map(([i, d]) => i + d),
+    );
+    const needle = fc.oneof(fc.constantFrom('z', 'az', 'bz', 'z\n', 'a', 'b', '\n', 'ab', 'ba\n'), fc.stringMatching(/^[abz\n]{1,6}$/));
     const step = fc.oneof(
-      fc.record({ kind: fc.constant('indexOf' as const), needle: fc.stringMatching(/^[abz\n]{1,6}$/), from: position, span: fc.option(fc.integer({ min: 0, max: 20_000 }), { nil: undefined }) }),
-      fc.record({ kind: fc.constant('lastIndexOf' as const), needle: fc.stringMatching(/^[abz\n]{1,6}$/), from: position }),
+      fc.record({ kind: fc.constant('indexOf' as const), needle, from: position, span: fc.option(fc.integer({ min: 0, max: 20_000 }), { nil: undefined }) }),
+      fc.record({ kind: fc.constant('indexOf' as const), needle, from: position, span: fc.constant(undefined) }),
+      fc.record({ kind: fc.constant('lastIndexOf' as const), needle, from: position }),
       fc.record({ kind: fc.constant('read' as const), from: position, length: fc.integer({ min: 0, max: 9_000 }) }),
     );
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), (steps) => {
+      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), (steps) => {
         const bytes = new FileBytes(file);
         try {
           for (const s of steps) {
@@ -151,6 +160,33 @@ describe('BytePatch', () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('answers searches for one needle from places near each other as a Buffer does, in any order', () => {
+    const dir = makeTempDir();
+    const file = path.join(dir, 'near');
+    const content = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i % 9_000 === 8_990 ? 'z' : 'ab\n'[(i * 7919) % 3])).join(''));
+    writeFileSync(file, content);
+    fc.assert(
+      fc.property(
+        fc.constantFrom('a', 'ba', '\nb', 'a\nb', 'z', 'az', 'z\n', 'bz', 'q'),
+        fc.oneof(fc.integer({ min: 0, max: content.length }), fc.constantFrom(0, 8_980, 8_992, 65_530, 99_990)),
+        fc.array(fc.tuple(fc.integer({ min: -40, max: 40 }), fc.option(fc.integer({ min: 0, max: 12_000 }), { nil: undefined })), { minLength: 2, maxLength: 30 }),
+        (needle, base, searches) => {
+          const bytes = new FileBytes(file);
+          try {
+            for (const [delta, span] of searches) {
+              const from = Math.max(0, base + delta);
+              const expected = span === undefined ? content.indexOf(needle, from) : content.subarray(0, from + span).indexOf(needle, from);
+              expect(bytes.indexOf(needle, from, span === undefined ? undefined : from + span), `${JSON.stringify(needle)} from ${from} within ${span}`).toBe(expected);
+            }
+          } finally {
+            bytes.close();
+          }
+        },
+      ),
+      { numRuns: 1_000 },
     );
   });
 

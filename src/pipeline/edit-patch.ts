@@ -305,6 +305,8 @@ export class FileBytes implements Bytes {
   private scratch: Buffer | undefined;
   /** The block the scratch buffer holds, or -1. */
   private scratchHolds = -1;
+  /** Per needle, what searches found: the first match at or after any offset from `from` to `at` is at `at` (-1: none). */
+  private readonly searched = new Map<string, Searched[]>();
   /** The bytes read where a search last started (see `near`): from `nearStart`, `nearLength` of them. */
   private nearBuffer: Buffer | undefined;
   private nearStart = -1;
@@ -320,12 +322,36 @@ export class FileBytes implements Bytes {
     }
   }
 
-  /** Like Buffer's, and within `[from, end)` when an end is given: a match must end by then. */
+  /**
+   * Like Buffer's, and within `[from, end)` when an end is given: a match must end by then. What searches found
+   * is remembered (the file does not change while it is read): a bisection that looks at places before an array
+   * it searches (a manifest's outputs follow its inputs) reads the stretch between them once, not at every look.
+   */
   indexOf(text: string, from = 0, end = this.length): number {
     const needle = Buffer.from(text, 'utf8');
-    const seam = needle.length - 1;
     const limit = Math.min(end, this.length);
-    let at = Math.max(0, from);
+    const start = Math.max(0, from);
+    const within = (at: number) => (at >= 0 && at + needle.length <= limit ? at : -1);
+    const known = this.searched.get(text) ?? [];
+    let ahead: Searched | undefined;
+    for (const span of known) {
+      if (span.from <= start && (span.at < 0 || start <= span.at)) return within(span.at);
+      if (span.from > start && (ahead === undefined || span.from < ahead.from)) ahead = span;
+    }
+    // Up to where a search made before started, at most: from there on, it answers.
+    const reach = ahead === undefined ? this.length : Math.min(this.length, ahead.from + needle.length - 1);
+    const found = this.search(needle, start, Math.min(limit, reach));
+    if (found < 0 && limit < reach) return -1;
+    const at = found >= 0 || ahead === undefined ? found : ahead.at;
+    known.push({ from: start, at });
+    this.searched.set(text, known);
+    return within(at);
+  }
+
+  /** The first match of `needle` from `from` on that ends by `limit`, or -1. */
+  private search(needle: Buffer, from: number, limit: number): number {
+    const seam = needle.length - 1;
+    let at = from;
     // First the few kilobytes from `from`, where a bisection finds the entry after the point it looks at.
     if (at < limit) {
       const near = this.near(at);
@@ -462,6 +488,12 @@ export class FileBytes implements Bytes {
 }
 
 const WINDOW = 64 * 1024;
+
+/** A search made: the first match at or after `from` is at `at` (-1: there is none). */
+interface Searched {
+  from: number;
+  at: number;
+}
 
 /** How much a search reads first, from where it starts: more than an entry of the files patched is long, mostly. */
 const NEAR_READ = 8 * 1024;
