@@ -7,8 +7,8 @@ import { deserialize, serialize } from 'node:v8';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DigestColumn, PathColumn } from '../src/cache/stat-columns.js';
-import { loadStatIndex, saveStatColumns, saveStatIndex, statIndexOf, type StampedPath } from '../src/cache/stat-index.js';
+import { DigestColumn, PathColumn, PathColumnBuilder } from '../src/cache/stat-columns.js';
+import { loadStatIndex, saveStatColumns, saveStatIndex, StatColumns, statIndexOf, toColumns, type StampedPath } from '../src/cache/stat-index.js';
 import { makeTempDir } from './support/temp-repo.js';
 
 const base = path.resolve('/repo/root');
@@ -122,6 +122,50 @@ describe('path column', () => {
     expect(PathColumn.stored('a\u0000\u0000b', base)).toBeUndefined();
     expect(PathColumn.stored('a', 'relative/base')).toBeUndefined();
     expect(PathColumn.stored('', base)?.length).toBe(0);
+  });
+});
+
+describe('path column made a path at a time', () => {
+  // Relative paths as a plan names its outputs, and what else a caller could pass: '.', '..', empty segments, separators at either end.
+  const oddSegment = fc.constantFrom('.', '..', '', '...', '.well-known', 'a.b');
+  const relative = fc.array(fc.oneof(segment, oddSegment), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/'));
+  const folder = fc.oneof(
+    fc.constant(base),
+    fc.constant('/'),
+    somePath,
+    fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => `${path.join(base, ...parts)}/`),
+    fc.array(fc.oneof(segment, oddSegment), { minLength: 1, maxLength: 3 }).map((parts) => `${base}/${parts.join('/')}`),
+  );
+
+  it('stores a path below a folder as it stores their join', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(folder, relative), { maxLength: 20 }), fc.array(somePath, { maxLength: 5 }), (below, others) => {
+        const built = new PathColumnBuilder(base);
+        for (const file of others) built.add(file);
+        for (const [dir, file] of below) built.addBelow(dir, file);
+        const joined = PathColumn.of([...others, ...below.map(([dir, file]) => path.join(dir, file))], base);
+        expect(built.finish().text).toBe(joined.text);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('fills the stat columns as the entries they are made from', () => {
+    const stamp = fc.option(fc.record({ size: fc.nat(), mtimeMs: fc.double({ noNaN: true }), ctimeMs: fc.double({ noNaN: true }), ino: fc.nat(), dir: fc.option(fc.boolean(), { nil: undefined }) }), { nil: null });
+    const digest = fc.oneof(fc.constant(undefined), fc.constant(''), fc.stringMatching(/^[0-9a-f]{64}$/));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(folder, relative, stamp, digest), { maxLength: 700 }), (rows) => {
+        const columns = new StatColumns(base);
+        for (const [dir, file, at, sha256] of rows) columns.addBelow(dir, file, at, sha256);
+        const made = columns.finish();
+        const expected = toColumns(rows.map(([dir, file, at, sha256]) => ({ path: path.join(dir, file), stamp: at, ...(sha256 !== undefined ? { sha256 } : {}) })), base);
+        expect(made.paths.text).toBe(expected.paths.text);
+        expect([...made.numbers]).toEqual([...expected.numbers]);
+        expect(Buffer.from(made.sha256.bytes).equals(expected.sha256.bytes)).toBe(true);
+        expect([...made.sha256.present]).toEqual([...expected.sha256.present]);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

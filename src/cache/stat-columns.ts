@@ -41,7 +41,12 @@ export class PathColumn {
 
   /** Absolute paths stored against `base` (relative when below it). */
   static of(paths: readonly string[], base: string): PathColumn {
-    return new PathColumn(paths.map((file) => storedForm(file, base)).join(SEPARATOR), base);
+    return PathColumn.ofStored(paths.map((file) => storedForm(file, base)), base);
+  }
+
+  /** Paths already in their stored form against `base` (see `PathColumnBuilder`). */
+  static ofStored(stored: readonly string[], base: string): PathColumn {
+    return new PathColumn(stored.join(SEPARATOR), base);
   }
 
   /** A column as stored by `text`; undefined when it cannot be one (an empty path, a relative path with no base). */
@@ -136,6 +141,53 @@ export class PathColumn {
   }
 
 }
+
+/**
+ * A path column made a path at a time. A path given as a folder and a clean
+ * relative path below it (the published files of a build: hundreds of
+ * thousands at scale) is stored as the folder's stored form and the relative
+ * path, without the absolute path `path.join` would make of them first.
+ */
+export class PathColumnBuilder {
+  private readonly stored: string[] = [];
+  /** The last folder `addBelow` was given, with what its files' stored forms start with (undefined: join them instead). */
+  private folder: { path: string; prefix: string | undefined } | undefined;
+
+  constructor(readonly base: string) {}
+
+  /** Adds `file` (absolute). */
+  add(file: string): void {
+    this.stored.push(storedForm(file, this.base));
+  }
+
+  /** Adds the join of `folder` (absolute) and `relative` (segments joined by '/'), stored as `add` would store `path.join(folder, relative)`. */
+  addBelow(folder: string, relative: string): void {
+    if (this.folder?.path !== folder) this.folder = { path: folder, prefix: this.prefixBelow(folder) };
+    const { prefix } = this.folder;
+    if (prefix === undefined || !CLEAN_RELATIVE.test(relative)) this.add(path.join(folder, relative));
+    else this.stored.push(prefix + relative);
+  }
+
+  finish(): PathColumn {
+    return PathColumn.ofStored(this.stored, this.base);
+  }
+
+  /**
+   * What the stored form of a clean relative path below `folder` starts with:
+   * '' for the base, the folder's relative form and '/' for a folder below it;
+   * undefined when the join must be made (another separator, a folder that is
+   * not in normal form, or one outside the base).
+   */
+  private prefixBelow(folder: string): string | undefined {
+    if (path.sep !== '/' || !path.isAbsolute(folder) || path.normalize(folder) !== folder || folder.endsWith('/')) return undefined;
+    const stored = storedForm(folder, this.base);
+    if (stored === '.') return '';
+    return path.isAbsolute(stored) ? undefined : `${stored}/`;
+  }
+}
+
+/** A relative path of one or more segments joined by '/', none empty, '.' or '..': `path.join` leaves it as it is. */
+const CLEAN_RELATIVE = /^(?:(?!\.\.?\/)[^/\0]+\/)*(?!\.\.?$)[^/\0]+$/;
 
 /** How `file` (absolute) is stored against `base`: relative when below it, '.' for `base` itself. */
 function storedForm(file: string, base: string): string {

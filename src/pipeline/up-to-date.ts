@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { dropEditLog, newToken, saveEditState, type EditState } from '../cache/edit-state.js';
-import { changedSince, intactBelow, loadStatIndex, saveStatIndex, type LoadedStatIndex, type RecordedReport, type StampedPath } from '../cache/stat-index.js';
+import { changedSince, intactBelow, loadStatIndex, saveStatColumns, StatColumns, type LoadedStatIndex, type RecordedReport, type StampedPath } from '../cache/stat-index.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Discovery } from '../discover/discover.js';
 import type { FileStamp } from '../model/file-stamp.js';
@@ -168,24 +168,15 @@ export function recordUpToDate(input: RecordInput): void {
   if (key === undefined || !input.discovery.folders) return;
   const sources = [...input.discovery.specs, ...input.discovery.content];
   if (sources.some((s) => !s.stamp) || (input.config && !input.config.stamp)) return;
-  const entries: StampedPath[] = [
-    ...[...input.discovery.folders].map(([folder, { stamp, listing }]) => ({ path: folder, stamp, ...(listing ? { sha256: listing } : {}) })),
-    ...sources.map((s) => ({ path: s.absolutePath, stamp: s.stamp!, sha256: s.sha256 })),
-    input.config ? { path: input.config.absolutePath, stamp: input.config.stamp!, sha256: input.config.sha256 } : { path: path.join(input.root, CONFIG_FILE), stamp: null },
-    { path: input.baseline.path, stamp: input.baseline.stamp, ...(input.baseline.sha256 ? { sha256: input.baseline.sha256 } : {}) },
-    outFolder(input.outDir),
-    ...input.outputs.map((o) => {
-      const file = path.join(input.outDir, o.path);
-      return { path: file, stamp: input.outputStamps?.get(o.path) ?? stampOf(file), sha256: o.sha256 };
-    }),
-  ];
-  const absolute = new Map<string, string>([...sources, ...(input.config ? [input.config] : [])].map((s) => [s.path, s.absolutePath]));
   const files: Record<string, string> = {};
-  for (const d of input.diagnostics) {
-    for (const file of [d.file, ...(d.related ?? []).map((r) => r.file)]) {
-      if (file === undefined) continue;
-      const found = absolute.get(file) ?? path.resolve(input.root, file);
-      files[file] = found;
+  if (input.diagnostics.length > 0) {
+    const absolute = new Map<string, string>([...sources, ...(input.config ? [input.config] : [])].map((s) => [s.path, s.absolutePath]));
+    for (const d of input.diagnostics) {
+      for (const file of [d.file, ...(d.related ?? []).map((r) => r.file)]) {
+        if (file === undefined) continue;
+        const found = absolute.get(file) ?? path.resolve(input.root, file);
+        files[file] = found;
+      }
     }
   }
   const cacheDir = path.resolve(input.root, input.options.cacheDir || DEFAULT_CACHE_DIR);
@@ -198,10 +189,19 @@ export function recordUpToDate(input: RecordInput): void {
       // Without its state, the next edit builds in full.
     }
   }
-  saveStatIndex(cacheDir, {
+  // Then the index, its columns filled a path at a time (no object per path: at 100,000 blueprints there are 280,000).
+  const columns = new StatColumns(input.root);
+  for (const [folder, { stamp, listing }] of input.discovery.folders) columns.add(folder, stamp, listing);
+  for (const source of sources) columns.add(source.absolutePath, source.stamp!, source.sha256);
+  if (input.config) columns.add(input.config.absolutePath, input.config.stamp!, input.config.sha256);
+  else columns.add(path.join(input.root, CONFIG_FILE), null);
+  columns.add(input.baseline.path, input.baseline.stamp, input.baseline.sha256);
+  const out = outFolder(input.outDir);
+  columns.add(out.path, out.stamp, out.sha256);
+  for (const output of input.outputs) columns.addBelow(input.outDir, output.path, input.outputStamps?.get(output.path) ?? stampOf(path.join(input.outDir, output.path)), output.sha256);
+  saveStatColumns(cacheDir, {
     key,
-    base: input.root,
-    entries,
+    ...columns.finish(),
     report: { diagnostics: input.diagnostics, suppressed: input.suppressed, agentCount: input.agentCount, domainCount: input.domainCount, outputCount: input.outputs.length, outDir: input.outDir, files },
     ...(token ? { token } : {}),
   });
