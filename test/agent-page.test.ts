@@ -119,11 +119,14 @@ describe('the fleet page renderer', () => {
     { slug: 'a&b', title: 'A & B', purpose: '', category: null, deprecated: false, replacedBy: null, agents: agents.slice(0, 3).map((a) => ({ slug: a.slug, name: a.name, href: a.href })) },
     { slug: 'c', title: 'C', purpose: 'p <q>', category: 'cat', deprecated: true, replacedBy: 'a&b', agents: [] },
     { slug: 'd', title: 'D', purpose: 'x', category: '', deprecated: true, replacedBy: null, agents: [] },
+    // Perceived by more agents than one part of the page lists.
+    { slug: 'e', title: 'E', purpose: 'every agent', category: null, deprecated: false, replacedBy: null, agents: agents.map((a) => ({ slug: a.slug, name: a.name, href: a.href })) },
   ];
   const base: FleetView = { name: 'Fleet "one"', description: 'A <fleet>', version: '1.0.0', provider: { organization: 'Org', url: { text: 'https://o.example', href: 'https://o.example' } }, hasFleetCard: true, agents, domains, diagram: null, knocVersion: '0.1.0' };
   const index: DomainIndex = { 'a&b': agents.slice(0, 3).map((a) => a.slug), c: [], d: [] };
   const names = new Map(agents.slice(0, 3).map((a) => [a.slug, a.name]));
   const titles = new Map([['a&b', 'A & B'], ['c', 'C'], ['d', 'D']]);
+  it('has a domain perceived by more agents than one part lists', () => expect(agents.length).toBeGreaterThan(2 * 64));
   it.each([
     ['a large fleet', base],
     ['an empty fleet', { ...base, agents: [], domains: [], description: '', version: null, provider: null, hasFleetCard: false }],

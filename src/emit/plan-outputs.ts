@@ -64,8 +64,7 @@ export function planOutputs(requests: readonly OutputRequest[], inputs: readonly
   const content = requests.map((r) =>
     'lazy' in r ? planLazy(r.path, r.lazy, r.inputs) : 'bytes' in r ? planBytes(r.path, r.bytes, r.sha256, r.inputs) : 'parts' in r ? planStaged(r.path, r.parts, r.inputs, stage) : plan(r.path, r.text, r.inputs, r.sha256),
   );
-  const headerParts = projectHeaderParts(content);
-  const headers = planStaged(HEADERS_PATH, () => headerParts, content.flatMap((o) => o.inputs), stage);
+  const headers = planStaged(HEADERS_PATH, () => projectHeaderParts(content), content.flatMap((o) => o.inputs), stage);
   const planned = [...content, headers].sort(byPath);
   planned.forEach((o, i) => {
     // Invariant: every path is normalised, relative, and planned once.

@@ -53,24 +53,22 @@ export function hostHeaders(path: string, sha256: string | undefined): Record<st
  * so those are the URLs that need blocks.
  */
 export function projectHeaders(outputs: readonly Pick<PlannedOutput, 'path' | 'sha256'>[]): string {
-  return projectHeaderParts(outputs).join('');
+  return [...projectHeaderParts(outputs)].join('');
 }
 
-/** `projectHeaders` as the texts it is made of, a block and its separator at a time: megabytes for a large fleet, never one text. */
-export function projectHeaderParts(outputs: readonly Pick<PlannedOutput, 'path' | 'sha256'>[]): string[] {
-  const parts: string[] = [];
-  const block = (url: string, headers: Record<string, string>) => {
-    if (parts.length > 0) parts.push('\n\n');
-    parts.push([url, ...Object.entries(headers).map(([k, v]) => `  ${k}: ${v}`)].join('\n'));
-  };
+/**
+ * `projectHeaders` as the texts it is made of, a block and its separator at a
+ * time, each made as the writer asks for it: megabytes for a large fleet, never
+ * one text, nor all of its blocks at once.
+ */
+export function* projectHeaderParts(outputs: readonly Pick<PlannedOutput, 'path' | 'sha256'>[]): Generator<string> {
+  const block = (url: string, headers: Record<string, string>) => [url, ...Object.entries(headers).map(([k, v]) => `  ${k}: ${v}`)].join('\n');
   for (const o of [...outputs].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
-    if (o.path.endsWith('.json')) block(`/${o.path}`, hostHeaders(o.path, o.sha256));
+    if (o.path.endsWith('.json')) yield `${block(`/${o.path}`, hostHeaders(o.path, o.sha256))}\n\n`;
     else if (o.path.endsWith('.html')) {
-      block(`/${o.path}`, hostHeaders(o.path, o.sha256));
-      if (o.path === 'index.html') block('/', hostHeaders(o.path, o.sha256));
+      yield `${block(`/${o.path}`, hostHeaders(o.path, o.sha256))}\n\n`;
+      if (o.path === 'index.html') yield `${block('/', hostHeaders(o.path, o.sha256))}\n\n`;
     }
   }
-  block('/manifest.json', hostHeaders('manifest.json', undefined));
-  parts.push('\n');
-  return parts;
+  yield `${block('/manifest.json', hostHeaders('manifest.json', undefined))}\n`;
 }

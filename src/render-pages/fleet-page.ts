@@ -8,18 +8,19 @@ import { classesHtml, esc, footerHtml, headHtml, truthy } from './agent-page.js'
  * every fixture and a generated corpus. Change the template and this function together.
  */
 export function renderFleetHtml(fleet: FleetView, site: { fleetName: string; knocVersion: string }, templatesDir: string): string {
-  return fleetHtmlParts(fleet, site, templatesDir).join('');
+  return [...fleetHtmlParts(fleet, site, templatesDir)].join('');
 }
 
 /**
- * `renderFleetHtml` as the texts it is made of, a few per agent and domain: a
- * writer encodes them one after another, and the page (megabytes for a large
- * fleet) never exists as one text.
+ * `renderFleetHtml` as the texts it is made of, a few per agent and domain,
+ * each made as the writer asks for it: the writer encodes them one after
+ * another, and the page (megabytes for a large fleet) never exists as one
+ * text, nor as all of its parts at once (each part is garbage as soon as it
+ * is written, and young garbage costs the collector nothing).
  */
-export function fleetHtmlParts(fleet: FleetView, site: { fleetName: string; knocVersion: string }, templatesDir: string): string[] {
+export function* fleetHtmlParts(fleet: FleetView, site: { fleetName: string; knocVersion: string }, templatesDir: string): Generator<string> {
   const provider = fleet.provider;
-  const out: string[] = [];
-  out.push(`<!doctype html>\n<html lang="en">\n<head>\n${headHtml(site.knocVersion, templatesDir)}<title>${esc(fleet.name)}</title>
+  yield `<!doctype html>\n<html lang="en">\n<head>\n${headHtml(site.knocVersion, templatesDir)}<title>${esc(fleet.name)}</title>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -46,50 +47,59 @@ export function fleetHtmlParts(fleet: FleetView, site: { fleetName: string; knoc
   <div class="wrap">
     <section aria-labelledby="agents">
       <h2 id="agents">Agents</h2>
-`);
+`;
   if (truthy(fleet.agents.length)) {
-    out.push('      <ul class="cards">\n');
+    yield '      <ul class="cards">\n';
     for (const agent of fleet.agents) {
-      out.push(`        <li>
+      yield `        <li>
           <article aria-labelledby="agent-${esc(agent.slug)}">
             <h3 id="agent-${esc(agent.slug)}"><a href="${esc(agent.href)}">${esc(agent.name)}</a></h3>
             <p class="muted"><code>${esc(agent.slug)}</code> · version ${esc(agent.version)}</p>
             <p>${esc(agent.description)}</p>
-            ${classesHtml(agent.classes)}`);
-      if (truthy(agent.domains.length)) out.push(`            <p>Perceives: ${agent.domains.map((d) => `<a href="#domain-${esc(d.slug)}">${esc(d.title)}</a>`).join(', ')}</p>\n`);
-      else out.push('            <p class="muted">Perceives no domain.</p>\n');
-      out.push('          </article>\n        </li>\n');
+            ${classesHtml(agent.classes)}`;
+      if (truthy(agent.domains.length)) yield `            <p>Perceives: ${agent.domains.map((d) => `<a href="#domain-${esc(d.slug)}">${esc(d.title)}</a>`).join(', ')}</p>\n`;
+      else yield '            <p class="muted">Perceives no domain.</p>\n';
+      yield '          </article>\n        </li>\n';
     }
-    out.push('      </ul>\n');
-  } else out.push('      <p>No published agents yet.</p>\n');
-  out.push(`    </section>
+    yield '      </ul>\n';
+  } else yield '      <p>No published agents yet.</p>\n';
+  yield `    </section>
     <section aria-labelledby="domains">
       <h2 id="domains">Perception domains</h2>
       ${truthy(fleet.diagram) && fleet.diagram ? diagramHtml(fleet.diagram) : ''}
-`);
+`;
   if (truthy(fleet.domains.length)) {
-    out.push('      <ul class="cards">\n');
+    yield '      <ul class="cards">\n';
     for (const domain of fleet.domains) {
-      out.push(`        <li id="domain-${esc(domain.slug)}">
+      yield `        <li id="domain-${esc(domain.slug)}">
           <h3>${esc(domain.title)}</h3>
           <p class="muted"><code>${esc(domain.slug)}</code>${truthy(domain.category) ? ` · ${esc(domain.category)}` : ''}</p>
           ${truthy(domain.deprecated) ? `<p><span class="badge warn">deprecated</span>${truthy(domain.replacedBy) ? ` Replaced by <a href="#domain-${esc(domain.replacedBy)}">${esc(domain.replacedBy)}</a>.` : ''}</p>` : ''}
           ${truthy(domain.purpose) ? `<p>${esc(domain.purpose)}</p>` : ''}
-`);
-      if (truthy(domain.agents.length)) out.push(`          <p>Perceived by: ${domain.agents.map((a) => `<a href="${esc(a.href)}">${esc(a.name)}</a>`).join(', ')}</p>\n`);
-      else out.push('          <p class="muted">No agent perceives this domain.</p>\n');
-      out.push('        </li>\n');
+`;
+      if (truthy(domain.agents.length)) {
+        // A domain of a large fleet is perceived by thousands of agents: their links go a few at a time.
+        yield '          <p>Perceived by: ';
+        for (let at = 0; at < domain.agents.length; at += LINKS_PER_PART) {
+          yield `${at > 0 ? ', ' : ''}${domain.agents.slice(at, at + LINKS_PER_PART).map((a) => `<a href="${esc(a.href)}">${esc(a.name)}</a>`).join(', ')}`;
+        }
+        yield '</p>\n';
+      }
+      else yield '          <p class="muted">No agent perceives this domain.</p>\n';
+      yield '        </li>\n';
     }
-    out.push('      </ul>\n');
-  } else out.push('      <p>No perception domains yet.</p>\n');
-  out.push(`    </section>
+    yield '      </ul>\n';
+  } else yield '      <p>No perception domains yet.</p>\n';
+  yield `    </section>
   </div>
 </main>
 ${footerHtml(site.knocVersion, 'manifest.json')}</body>
 </html>
-`);
-  return out;
+`;
 }
+
+/** How many agents' links one part of a domain's list holds. */
+const LINKS_PER_PART = 64;
 
 /** partials/diagram.hbs. */
 function diagramHtml(diagram: DiagramLayout): string {
