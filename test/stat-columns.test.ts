@@ -8,7 +8,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DigestColumn, PathColumn, PathColumnBuilder } from '../src/cache/stat-columns.js';
-import { loadStatIndex, saveStatColumns, saveStatIndex, StatColumns, statIndexOf, toColumns, type StampedPath } from '../src/cache/stat-index.js';
+import { loadStatIndex, saveStatColumns, StatColumns, statIndexOf, toColumns, type StampedPath } from '../src/cache/stat-index.js';
 import { makeTempDir } from './support/temp-repo.js';
 
 const base = path.resolve('/repo/root');
@@ -193,7 +193,7 @@ describe('stat index on disk', () => {
       { path: '/usr/lib/knoc/specs/agent.kno', stamp: { size: 1, mtimeMs: 5, ctimeMs: 6, ino: 11 }, sha256: digest(3) },
     ];
     const report = { diagnostics: [], suppressed: 0, agentCount: 1, domainCount: 0, outputCount: 2, outDir: path.join(root, 'dist'), files: {} };
-    saveStatIndex(dir, { key: 'k', base: root, entries, report });
+    saveStatColumns(dir, { key: 'k', ...toColumns(entries, root), report });
     const loaded = loadStatIndex(dir, 'k')!;
     expect(Array.from({ length: loaded.paths.length }, (_, slot) => loaded.paths.at(slot))).toEqual(entries.map((e) => e.path));
     expect(Array.from({ length: loaded.sha256.length }, (_, slot) => loaded.sha256.get(slot))).toEqual(entries.map((e) => e.sha256 ?? ''));
@@ -216,7 +216,7 @@ describe('stat index on disk', () => {
       { path: path.join(root, 'content/a.kno'), stamp: { size: 10, mtimeMs: 3.25, ctimeMs: 4.5, ino: 10 }, sha256: createHash('sha256').update('a').digest('hex') },
       { path: path.join(root, 'dist/b.json'), stamp: null },
     ];
-    saveStatIndex(dir, { key: 'k', base: root, entries, report: { diagnostics: [], suppressed: 0, agentCount: 1, domainCount: 0, outputCount: 1, outDir: path.join(root, 'dist'), files: {} } });
+    saveStatColumns(dir, { key: 'k', ...toColumns(entries, root), report: { diagnostics: [], suppressed: 0, agentCount: 1, domainCount: 0, outputCount: 1, outDir: path.join(root, 'dist'), files: {} } });
     const whole = readFileSync(path.join(dir, 'index.bin'));
     // One byte in: the numbers cannot be a view of these bytes, so they are copied.
     const shifted = Buffer.concat([Buffer.alloc(1), whole]).subarray(1);
@@ -243,7 +243,7 @@ describe('stat index on disk', () => {
     const dir = makeTempDir();
     const root = makeTempDir();
     const entries: StampedPath[] = [{ path: path.join(root, 'content/a.kno'), stamp: { size: 10, mtimeMs: 3, ctimeMs: 4, ino: 10 } }];
-    saveStatIndex(dir, { key: 'k', base: root, entries, report: { diagnostics: [], suppressed: 0, agentCount: 1, domainCount: 0, outputCount: 0, outDir: path.join(root, 'dist'), files: {} } });
+    saveStatColumns(dir, { key: 'k', ...toColumns(entries, root), report: { diagnostics: [], suppressed: 0, agentCount: 1, domainCount: 0, outputCount: 0, outDir: path.join(root, 'dist'), files: {} } });
     const file = path.join(dir, 'index.bin');
     const whole = readFileSync(file);
     expect(loadStatIndex(dir, 'k')).toBeDefined();

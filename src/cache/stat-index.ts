@@ -39,34 +39,19 @@ export interface RecordedReport {
 }
 
 /**
- * The stat index: every input, folder and output of the last published build
- * with its stamp, plus that build's report. Like git's index, it lets a build
- * with nothing changed finish after `lstat`s alone; unlike a cache entry it is
- * never the truth about content, only a proof that content is as recorded.
- */
-export interface StatIndex {
-  /** The build options that shaped the outputs (see `indexKey`). */
-  key: string;
-  /** The root: paths below it are stored relative to it. */
-  base: string;
-  entries: StampedPath[];
-  report: RecordedReport;
-  /** Names the edit state (`edit-state.ts`) written with this index: the incremental path trusts only a state with the same token. */
-  token?: string;
-}
-
-/** Writes the index atomically into the cache folder; a failure only costs the next build its shortcut. */
-export function saveStatIndex(dir: string, index: StatIndex): void {
-  // Columns, not objects: one string of paths, one array of numbers and the digests' bytes load in a few milliseconds.
-  saveStatColumns(dir, { key: index.key, ...toColumns(index.entries, index.base), report: index.report, ...(index.token ? { token: index.token } : {}) });
-}
-
-/**
- * Writes an index already in columns (an incremental build updates a loaded one
- * in place). The payload is a small serialised head (key, report, lengths), then
- * the columns' bytes as they sit in memory: the numbers first, at an offset in
- * the file that is a multiple of eight, so loading makes a view of them rather than
- * a copy (`loadStatIndex`).
+ * Writes the stat index atomically into the cache folder: every input, folder
+ * and output of the last published build with its stamp, plus that build's
+ * report. Like git's index, it lets a build with nothing changed finish after
+ * `lstat`s alone; unlike a cache entry it is never the truth about content,
+ * only a proof that content is as recorded. A failure only costs the next
+ * build its shortcut.
+ *
+ * The index is written in columns (`StatColumns` fills them a path at a
+ * time; an incremental build updates a loaded index in place). The payload is
+ * a small serialised head (key, report, lengths), then the columns' bytes as
+ * they sit in memory: the numbers first, at an offset in the file that is a
+ * multiple of eight, so loading makes a view of them rather than a copy
+ * (`loadStatIndex`).
  */
 export function saveStatColumns(dir: string, index: Pick<LoadedStatIndex, 'key' | 'paths' | 'numbers' | 'sha256' | 'report'> & { token?: string }): void {
   const { paths, numbers, sha256 } = index;
