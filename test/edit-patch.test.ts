@@ -32,6 +32,16 @@ const text = (patch: BytePatch, bytes: Buffer) => {
 };
 const slugs = ['a', 'a-b', 'b', 'c-1', 'c0', 'd', 'e', 'f', 'g'];
 
+/** Runs `use` with `file` read through a `FileBytes`, closed afterwards whatever happens. */
+function withFileBytes(file: string, use: (bytes: FileBytes) => void): void {
+  const bytes = new FileBytes(file);
+  try {
+    use(bytes);
+  } finally {
+    bytes.close();
+  }
+}
+
 describe('BytePatch', () => {
   it.each(slugs)('finds agent %s in a sorted array and writes what stableJson writes for the new element', (slug) => {
     const before = agents(slugs);
@@ -67,8 +77,7 @@ describe('BytePatch', () => {
     const file = path.join(dir, 'big');
     const content = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `line ${i} of the file\n`).join(''));
     writeFileSync(file, content);
-    const bytes = new FileBytes(file);
-    try {
+    withFileBytes(file, (bytes) => {
       expect(bytes.length).toBe(content.length);
       for (const needle of ['line 0 ', 'line 39999 ', 'line 20000 of', '\nline 3', 'absent']) {
         for (const from of [0, 1, 65_530, 400_000, content.length - 5]) {
@@ -78,9 +87,7 @@ describe('BytePatch', () => {
         expect(bytes.lastIndexOf(needle)).toBe(content.lastIndexOf(needle));
       }
       expect(bytes.subarray(65_530, 65_560).equals(content.subarray(65_530, 65_560))).toBe(true);
-    } finally {
-      bytes.close();
-    }
+    });
   });
 
   it('finds what a Buffer finds across block seams, for any needle and start', () => {
@@ -97,8 +104,7 @@ describe('BytePatch', () => {
         fc.subarray([0, 1, 2, 3]),
         fc.integer({ min: 0, max: 80_000 }),
         (needle, from, kept, span) => {
-          const bytes = new FileBytes(file);
-          try {
+          withFileBytes(file, (bytes) => {
             for (const block of kept) bytes.subarray(block * 65_536, block * 65_536 + 5_000);
             expect(bytes.indexOf(needle, from)).toBe(content.indexOf(needle, from));
             // Within a window: a match must end by its end.
@@ -109,9 +115,7 @@ describe('BytePatch', () => {
             // What a search found is still there to read: the scratch buffer is never handed out.
             const at = bytes.indexOf(needle, from);
             if (at >= 0) expect(bytes.toString('latin1', at, at + needle.length)).toBe(needle);
-          } finally {
-            bytes.close();
-          }
+          });
         },
       ),
       { numRuns: 1_000 },
@@ -140,8 +144,7 @@ describe('BytePatch', () => {
     );
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), (steps) => {
-        const bytes = new FileBytes(file);
-        try {
+        withFileBytes(file, (bytes) => {
           for (const s of steps) {
             if (s.kind === 'indexOf') {
               const end = s.span === undefined ? undefined : s.from + s.span;
@@ -155,9 +158,7 @@ describe('BytePatch', () => {
               expect(bytes.toString('latin1', s.from, s.from + s.length)).toBe(content.toString('latin1', s.from, s.from + s.length));
             }
           }
-        } finally {
-          bytes.close();
-        }
+        });
       }),
       { numRuns: 500 },
     );
@@ -174,16 +175,13 @@ describe('BytePatch', () => {
         fc.oneof(fc.integer({ min: 0, max: content.length }), fc.constantFrom(0, 8_980, 8_992, 65_530, 99_990)),
         fc.array(fc.tuple(fc.integer({ min: -40, max: 40 }), fc.option(fc.integer({ min: 0, max: 12_000 }), { nil: undefined })), { minLength: 2, maxLength: 30 }),
         (needle, base, searches) => {
-          const bytes = new FileBytes(file);
-          try {
+          withFileBytes(file, (bytes) => {
             for (const [delta, span] of searches) {
               const from = Math.max(0, base + delta);
               const expected = span === undefined ? content.indexOf(needle, from) : content.subarray(0, from + span).indexOf(needle, from);
               expect(bytes.indexOf(needle, from, span === undefined ? undefined : from + span), `${JSON.stringify(needle)} from ${from} within ${span}`).toBe(expected);
             }
-          } finally {
-            bytes.close();
-          }
+          });
         },
       ),
       { numRuns: 1_000 },
