@@ -38,7 +38,7 @@ function publicReader(file: string, into: Float64Array): boolean {
  * A no-op build compares one stamp per recorded path (28,000 at 10,000
  * blueprints), and `lstatSync` makes a `Stats` object with four `Date`s for
  * each; on Node 20 that is about a third of the time of the loop
- * (docs/performance.md). The binding under `lstatSync` hands back the same
+ * (docs/performance-log.md). The binding under `lstatSync` hands back the same
  * numbers without them. It is used only on Node 20, and only when everything
  * says it is the one `lstatSync` calls, the same way: reached without a
  * deprecation warning (not under `--pending-deprecation`, not denied by the

@@ -187,7 +187,7 @@ export function startWorkers(specs: readonly Entity[], count: number): Worker[] 
  * cold build of 10,000 blueprints (1.6 s of pauses, `--trace-gc`), with 16 MB
  * about 150 (1.0-1.3 s). `knoc check` on the broken variant then peaks at
  * 348-352 MB, against 308-315 MB with 4 MB and 364-386 MB with 32 MB
- * (docs/performance.md).
+ * (docs/performance-log.md).
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };
 
