@@ -1,0 +1,158 @@
+import path from 'node:path';
+import { fleetView, type EditHead, type EntityRecord } from '../cache/edit-state.js';
+import type { EarlyCopies } from '../emit/early-copy.js';
+import { MANIFEST_PATH, type PlannedOutput } from '../emit/plan-outputs.js';
+import type { Entity } from '../model/entity.js';
+import { sameFileStamp, stampOf } from '../model/file-stamp.js';
+import { dig } from '../model/guards.js';
+import { sha256Hex } from '../model/digest.js';
+import { stableJson } from '../model/stable-json.js';
+import { KNOC_VERSION } from '../model/version.js';
+import type { PublishedCard } from '../project/project-fleet-card.js';
+import { HEADERS_PATH, hostHeaders } from '../project/project-headers.js';
+import { renderAgentHtml } from '../render-pages/agent-page.js';
+import { viewAgent } from '../render-pages/view-agent.js';
+import { perceivedDomains } from '../resolve/resolve-references.js';
+import { BytePatch, FileBytes } from './edit-patch.js';
+import { AGENT_INDEX_PATH, agentPagePathOf, domainInfoOf, TEMPLATES_DIR, type EditOutputs } from './edit-outputs.js';
+
+/** More than any element of the manifest's inputs can be long (a path and two digests). */
+const INPUT_SPAN = 64 * 1024;
+
+/**
+ * The outputs an edit changes when no fleet-level field did (each changed
+ * card's name, description, version, modes, skill tags and service class, and
+ * its perceived domains, are as recorded): the fleet card, the domain and
+ * service-class indexes and the fleet page stay as they are; the changed
+ * cards and pages are written, and their entries in index/agents.json,
+ * _headers and manifest.json patched in place. Undefined when any of that does
+ * not hold, or a patch meets anything unexpected.
+ */
+export function patchChanges(
+  head: EditHead,
+  cards: ReadonlyMap<number, PublishedCard>,
+  targets: readonly { position: number; record: EntityRecord }[],
+  replaced: ReadonlyMap<number, Entity | undefined>,
+  outDir: string,
+  closers: (() => void)[],
+  copies?: EarlyCopies,
+): EditOutputs | undefined {
+  for (const { position, record } of targets) {
+    const card = cards.get(position);
+    const entity = replaced.get(position);
+    if (!entity || JSON.stringify(dig(entity.data, 'persona', 'perception', 'domains')) !== JSON.stringify(dig(record.data, 'persona', 'perception', 'domains'))) return undefined;
+    if (card && (!record.published || stableJson(fleetView(card.card)) !== stableJson(record.published.card))) return undefined;
+  }
+  // Each file read with its stamp: the patched copy is made from the old file only while that stamp holds.
+  // Each is read only where its entries are; the two indexes are then hashed as they are read again (their new sha256 is needed).
+  const opened = (file: string) => {
+    const absolute = path.join(outDir, file);
+    const stamp = stampOf(absolute);
+    const bytes = new FileBytes(absolute);
+    closers.push(() => bytes.close());
+    return {
+      absolute,
+      patch: new BytePatch(bytes),
+      unchanged: () => stamp !== null && sameFileStamp(stampOf(absolute), stamp),
+      copied: (target: string) => copies?.holds(file, target, stamp) ?? false,
+    };
+  };
+  let manifest: ReturnType<typeof opened>;
+  let agents: ReturnType<typeof opened>;
+  let headers: ReturnType<typeof opened>;
+  try {
+    manifest = opened(MANIFEST_PATH);
+    agents = opened(AGENT_INDEX_PATH);
+    headers = opened(HEADERS_PATH);
+  } catch {
+    return undefined;
+  }
+  const domains = head.domains.flatMap(([, record]) => domainInfoOf(record.data, record.path) ?? []);
+  const titles = new Map(domains.map((d) => [d.slug, d.title]));
+  const site = { fleetName: head.config.fleet?.name ?? 'Agent fleet', knocVersion: KNOC_VERSION };
+  const files = new Map<string, PlannedOutput>();
+  const pages = new Map<number, { sha256: string; size: number }>();
+  // Each changed output: its new sha256, and the sha256 its manifest entry and _headers block hold now.
+  const entries = new Map<string, { sha256: string; before?: string }>();
+  const add = (file: string, bytes: Buffer, sha256: string) => files.set(file, { path: file, sha256, size: bytes.length, inputs: [], bytes });
+  for (const [position, card] of cards) {
+    const record = targets.find((t) => t.position === position)!.record.published!;
+    const entity = replaced.get(position)!;
+    // The domains an agent page lists: those it perceives that the domain index names, sorted, once each.
+    const perceived = [...new Set(perceivedDomains(entity).map((d) => d.slug))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const page = agentPagePathOf(card.slug);
+    const bytes = Buffer.from(renderAgentHtml(viewAgent(card, entity, titles, perceived), site, TEMPLATES_DIR), 'utf8');
+    const pageSha256 = sha256Hex(bytes);
+    add(card.path, Buffer.from(card.text, 'utf8'), card.sha256);
+    add(page, bytes, pageSha256);
+    pages.set(position, { sha256: pageSha256, size: bytes.length });
+    entries.set(card.path, { sha256: card.sha256, before: record.sha256 });
+    entries.set(page, { sha256: pageSha256, before: record.pageSha256 });
+    const patched = agents.patch.element('",', 'slug', card.slug, (element) => (element.card === card.path && element.name === card.card.name && element.description === card.card.description && element.sha256 === record.sha256 ? { ...element, sha256: card.sha256 } : undefined));
+    if (!patched) return undefined;
+  }
+  // The manifest's own sha256 is recorded only in the stat index, which needs it only for a racily clean stamp (see awaitLaterClock).
+  // Undefined when the file changed while it was read.
+  const patchedFile = (file: string, opened: { absolute: string; patch: BytePatch; unchanged: () => boolean; copied: (target: string) => boolean }, hashed = true): PlannedOutput | undefined => {
+    const result = opened.patch.result(opened.absolute, opened.unchanged, opened.copied);
+    const sha256 = hashed ? result.sha256() : '';
+    if (sha256 === undefined) return undefined;
+    return {
+      path: file,
+      sha256,
+      size: result.size,
+      inputs: [],
+      writeTo: (target: string) => result.writeTo(target),
+      get bytes(): Buffer {
+        return result.bytes;
+      },
+    };
+  };
+  if (cards.size > 0) {
+    const output = patchedFile(AGENT_INDEX_PATH, agents);
+    if (!output) return undefined;
+    files.set(AGENT_INDEX_PATH, output);
+    entries.set(AGENT_INDEX_PATH, { sha256: output.sha256 });
+  }
+  // The manifest entry of each changed output: its sha256 and size (its inputs, the lines before them, stay: no perceived domain changed).
+  const setEntry = (file: string, sha256: string, size: number) =>
+    manifest.patch.tail('],', 'path', file, (tail) => {
+      if (typeof tail.sha256 !== 'string' || typeof tail.size !== 'number' || Object.keys(tail).length !== 3) return undefined;
+      const entry = entries.get(file)!;
+      // The state and the manifest must agree on what was published.
+      if (entry.before !== undefined && entry.before !== tail.sha256) return undefined;
+      entry.before = tail.sha256;
+      return { ...tail, sha256, size };
+    });
+  for (const [file, entry] of entries) if (!setEntry(file, entry.sha256, files.get(file)!.size)) return undefined;
+  // _headers: each changed file's block carries its new sha256 as the ETag.
+  const block = (file: string, sha256: string) => [`/${file}`, ...Object.entries(hostHeaders(file, sha256)).map(([k, v]) => `  ${k}: ${v}`)].join('\n');
+  let headersChanged = false;
+  for (const [file, { sha256, before }] of entries) {
+    if (before === sha256) continue;
+    if (!headers.patch.block(file, block(file, before!), block(file, sha256))) return undefined;
+    headersChanged = true;
+  }
+  if (headersChanged) {
+    const output = patchedFile(HEADERS_PATH, headers);
+    if (!output) return undefined;
+    files.set(HEADERS_PATH, output);
+    entries.set(HEADERS_PATH, { sha256: output.sha256 });
+    if (!setEntry(HEADERS_PATH, output.sha256, output.size)) return undefined;
+  }
+  // The manifest's record of each changed blueprint: the sha256 of its bytes and the digest of its data.
+  for (const { position, record } of targets) {
+    const entity = replaced.get(position)!;
+    const patched = manifest.patch.element('",', 'path', record.path, (element) => (typeof element.entityDigest === 'string' && typeof element.sha256 === 'string' ? { ...element, sha256: entity.source.sha256, entityDigest: `sha256:${entity.digest}` } : undefined), INPUT_SPAN);
+    // A private blueprint is not listed; a public one must be.
+    if (!patched && !(entity.data.visibility === 'private' && record.published === undefined && manifest.patch.bytes.indexOf(`"path": ${JSON.stringify(record.path)}`) < 0)) return undefined;
+  }
+  const changed: PlannedOutput[] = [];
+  for (const [file, output] of files) {
+    const entry = entries.get(file)!;
+    if (entry.before !== entry.sha256) changed.push(output);
+  }
+  changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if (changed.length > 0) changed.push(patchedFile(MANIFEST_PATH, manifest, false)!);
+  return { changed, rebuilt: files.size, pages };
+}
