@@ -74,15 +74,35 @@ describe('knoc CLI (real process)', () => {
 
   it.each([
     [['frobnicate'], /unknown command `frobnicate`/],
-    [['build', '--no-such-flag'], /Unknown option '--no-such-flag'/],
+    [['help', 'frobnicate'], /unknown command `frobnicate`\nRun `knoc --help` for usage/],
+    [['build', '--no-such-flag'], /^knoc: unknown option `--no-such-flag`\nRun `knoc build --help` for usage\.\n$/],
+    [['check', '--format'], /^knoc: option `--format` needs a value\nRun `knoc check --help` for usage\.\n$/],
+    [['build', '--quiet=yes'], /option `--quiet` takes no value/],
+    [['build', 'content'], /unexpected argument `content`/],
     [['build', '--format', 'xml'], /unknown format `xml`/],
     [['build', '--base-url', 'not a url'], /--base-url must be an absolute/],
+    // The flag is held to the rules a base_url in knoc.config.yaml is held to (KNO2080, KNO2081).
+    [['build', '--base-url', 'http://agents.example.org'], /plain `http:` to another machine/],
+    [['check', '--base-url', 'https://deploy:hunter2@agents.example.org'], /`https:\/\/\*\*\*@agents\.example\.org` carries a user name or password/],
+    [['watch', '--base-url', 'http://agents.example.org'], /Run `knoc watch --help`/],
+    [['serve', '--watch', '--base-url', 'http://agents.example.org'], /plain `http:` to another machine/],
+    [['diff', '--against', 'HEAD', '--base-url', 'http://agents.example.org'], /plain `http:` to another machine/],
     [['explain', 'KNO0000'], /unknown diagnostic code/],
   ])('exits 2 on the usage error %j', (args, message) => {
     const run = runCli(args);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(run.stderr).not.toMatch(STACK);
+    expect(run.stderr).not.toContain('hunter2');
+  });
+
+  it('publishes a plain http: base URL only for the local machine', () => {
+    const root = copyRepo(happy);
+    const run = runCli(['build', '--root', root, '--base-url', 'http://localhost:8080']);
+    expect(run.status, run.stderr).toBe(0);
+    // schema-reviewer names no interface URL of its own: its card's comes from the base URL.
+    const card = JSON.parse(readFileSync(path.join(root, 'dist/agents/schema-reviewer/.well-known/agent-card.json'), 'utf8')) as { supportedInterfaces: { url: string }[] };
+    expect(card.supportedInterfaces.map((i) => i.url)).toContain('http://localhost:8080/agents/schema-reviewer');
   });
 
   it.each([['build'], ['check'], ['explain']])('prints help for %s with examples', (command) => {

@@ -235,7 +235,7 @@ describe('knoc build --sign-key', () => {
     [['--jku', 'https://example.org/jwks.json'], '--key-id and --jku go with --sign-key'],
     [['--sign-key', 'k.pem', '--jku', 'http://example.org/jwks.json'], '--jku must be an absolute https URL'],
     [['--sign-key', 'k.pem', '--key-id', ' '], '--key-id must not be empty'],
-    [['--sign-key'], "'--sign-key <value>' argument missing"],
+    [['--sign-key'], 'option `--sign-key` needs a value'],
   ])('treats build %j as a usage error, exit 2', (args, message) => {
     const run = runCli(['build', '--root', copyRepo(repoRoot), ...args]);
     expect(run.status).toBe(2);

@@ -6,11 +6,13 @@ export { EXIT } from './command.js';
 
 /** Runs the CLI with the given arguments and returns the exit code; never throws. */
 export async function main(argv: readonly string[]): Promise<number> {
+  const running: { command?: string } = {};
   try {
-    return await run(argv);
+    return await run(argv, running);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      process.stderr.write(`knoc: ${(error as Error).message}\nRun \`knoc --help\` for usage.\n`);
+      const help = running.command === undefined ? 'knoc --help' : `knoc ${running.command} --help`;
+      process.stderr.write(`knoc: ${usageMessage(error as Error)}\nRun \`${help}\` for usage.\n`);
       return EXIT.usage;
     }
     // A bug, never the author's fault: say so, with what a report needs.
@@ -21,11 +23,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-async function run(argv: readonly string[]): Promise<number> {
+async function run(argv: readonly string[], running: { command?: string }): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const [{ commands, findCommand }, { topLevelHelp }] = await Promise.all([import('./commands/index.js'), import('./help.js')]);
     const topic = rest[0] === undefined ? undefined : findCommand(rest[0]);
+    if (rest[0] !== undefined && !topic) throw new UsageError(`unknown command \`${rest[0]}\``);
     process.stdout.write(topic ? topic.help : topLevelHelp(commands));
     return EXIT.ok;
   }
@@ -35,6 +38,7 @@ async function run(argv: readonly string[]): Promise<number> {
   }
   const command = await commandNamed(name);
   if (!command) throw new UsageError(`unknown command \`${name}\``);
+  running.command = command.name;
   return command.run(rest);
 }
 
@@ -60,6 +64,20 @@ async function crashMessage(detail: string): Promise<string> {
   } catch {
     return `knoc failed unexpectedly: ${detail}.`;
   }
+}
+
+/** A usage error in knoc's own words: Node's argument parser names options its own way. */
+function usageMessage(error: Error): string {
+  const code = 'code' in error ? String(error.code) : '';
+  const quoted = /'([^']+)'/.exec(error.message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) return `unknown option \`${quoted}\``;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted) return `unexpected argument \`${quoted}\``;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted) {
+    // "-f, --format <value>" or "--quiet": the long name is the last word that starts with "--".
+    const option = quoted.split(/[\s,]+/).filter((word) => word.startsWith('-')).pop() ?? quoted;
+    return quoted.includes('<value>') ? `option \`${option}\` needs a value` : `option \`${option}\` takes no value`;
+  }
+  return error.message;
 }
 
 function isParseArgsError(error: unknown): boolean {

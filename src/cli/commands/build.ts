@@ -12,10 +12,12 @@ import { createProgressBar, progressAllowed, renderPhaseTimings } from '../progr
 import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
+import { checkBaseUrlOption } from '../base-url-option.js';
 
 /** The reporting, gating and cache options `build` and `check` share. */
 export const COMMON_OPTIONS = `  --root DIR              repository to compile (default: current directory)
-  --base-url URL          where agents are served; overrides base_url in knoc.config.yaml
+  --base-url URL          where agents are served (https:, or http: on localhost);
+                          overrides base_url in knoc.config.yaml
   -f, --format NAME[=FILE]
                           stylish (default, to stderr), json, sarif, github or junit
                           (to stdout, or to FILE); repeat for several reports in one run
@@ -135,7 +137,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     throw new UsageError((error as Error).message);
   }
   if (formats.filter((f) => f.path === undefined && f.name !== 'stylish').length > 1) throw new UsageError('only one report can go to stdout; send the others to files with --format NAME=FILE');
-  if (values['base-url'] !== undefined && !/^https?:\/\/[^\s/]+/.test(values['base-url'])) throw new UsageError(`--base-url must be an absolute http(s) URL, got \`${values['base-url']}\``);
+  checkBaseUrlOption(values['base-url']);
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   const failSeverity = values['fail-severity'] ?? 'error';
   if (failSeverity !== 'error' && failSeverity !== 'warning') throw new UsageError(`--fail-severity must be \`error\` or \`warning\`, got \`${failSeverity}\``);

@@ -10,6 +10,7 @@ import { renderDiffJson } from '../render/diff-json.js';
 import { renderDiffText } from '../render/diff-text.js';
 import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
+import { checkBaseUrlOption } from '../base-url-option.js';
 
 const DIFF_FORMATS = ['stylish', 'json', 'github'] as const;
 type DiffFormat = (typeof DIFF_FORMATS)[number];
@@ -68,7 +69,7 @@ async function runDiff(args: readonly string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\`; name the base with --against`);
   if (values.against === undefined || values.against === '') throw new UsageError('name what to compare with: --against <git-ref|DIR>');
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
-  if (values['base-url'] !== undefined && !/^https?:\/\/[^\s/]+/.test(values['base-url'])) throw new UsageError(`--base-url must be an absolute http(s) URL, got \`${values['base-url']}\``);
+  checkBaseUrlOption(values['base-url']);
   const formats = parseFormats(values.format);
   let result: DiffResult;
   try {

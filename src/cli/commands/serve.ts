@@ -7,6 +7,7 @@ import { startPreviewServer, type PreviewServer } from '../../serve/preview-serv
 import { renderStylish } from '../render/stylish.js';
 import { choosePaint } from '../paint.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
+import { checkBaseUrlOption } from '../base-url-option.js';
 
 /** The port `knoc serve` tries first; when it is taken and no --port was given, any free port. */
 export const DEFAULT_PORT = 4173;
@@ -55,6 +56,7 @@ async function runServe(args: readonly string[]): Promise<number> {
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535 && /^\d+$/.test(values.port!))) throw new UsageError(`--port must be a whole number from 0 to 65535, got \`${values.port}\``);
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   if (!values.watch && values['base-url'] !== undefined) throw new UsageError('--base-url only applies with --watch, which builds');
+  checkBaseUrlOption(values['base-url']);
   const root = path.resolve(values.root ?? '.');
   const dir = await resolveOutDir(root, positionals[0] === undefined ? undefined : path.relative(root, path.resolve(positionals[0])));
   const shownDir = path.relative(process.cwd(), dir) || '.';

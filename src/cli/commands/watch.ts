@@ -4,6 +4,7 @@ import { renderStylish } from '../render/stylish.js';
 import { choosePaint } from '../paint.js';
 import { renderPhaseTimings } from '../progress.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
+import { checkBaseUrlOption } from '../base-url-option.js';
 
 export const watchCommand: Command = {
   name: 'watch',
@@ -37,6 +38,7 @@ async function runWatch(args: readonly string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\``);
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   if (values.quiet && values.verbose) throw new UsageError('--quiet and --verbose ask for opposite things; pick one');
+  checkBaseUrlOption(values['base-url']);
   const paint = choosePaint(process.stderr, process.env);
   const stop = await watch({
     ...(values.root !== undefined ? { root: values.root } : {}),
