@@ -122,14 +122,15 @@ describe('gating', () => {
   }
 
   it.each([
-    [[], 0],
-    [['--fail-severity', 'warning'], 1],
-    [['--max-warnings', '0'], 1],
-    [['--max-warnings', '1'], 0],
-  ])('a run with one warning and %j exits %i', (flags, code) => {
+    [[], 0, /; checked\n$/],
+    [['--fail-severity', 'warning'], 1, /; checked; failed: warnings fail the run with --fail-severity warning\n$/],
+    [['--max-warnings', '0'], 1, /; checked; failed: 1 warning, more than --max-warnings 0 allows\n$/],
+    [['--max-warnings', '1'], 0, /; checked\n$/],
+  ])('a run with one warning and %j exits %i, and its summary says why it failed', (flags, code, summary) => {
     const run = runCli(['check', '--root', warningRepo(), ...flags]);
     expect(run.status).toBe(code);
     expect(run.stderr).toContain('KNO2051');
+    expect(run.stderr).toMatch(summary);
   });
 
   it('does not write dist/ when warnings fail the build', () => {

@@ -183,7 +183,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
         { ...done, failed: false, suppressed: recorded.suppressed, agentCount: recorded.agentCount, domainCount: recorded.domainCount, written: { written: 0, unchanged: recorded.outputCount, removed: 0 }, sources: done.source },
         command,
         formats,
-        { quiet: values.quiet === true, failSeverity },
+        { quiet: values.quiet === true, failSeverity, maxWarnings },
       );
       if (values.verbose) process.stderr.write(`  up to date: no input, setting or output changed since the last build, so nothing was parsed or written\n`);
       if (values.explain) process.stderr.write('Up to date: no input, setting or output changed since the last build (each checked by size, times and inode), so nothing was parsed or written.\n');
@@ -196,7 +196,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
       if ('declined' in edited) {
         if (values.verbose || values.explain) process.stderr.write(`  incremental build declined (${edited.declined}); building in full\n`);
       } else {
-        await report(edited, command, formats, { quiet: values.quiet === true, failSeverity });
+        await report(edited, command, formats, { quiet: values.quiet === true, failSeverity, maxWarnings });
         if (values.verbose) process.stderr.write(renderPhaseTimings(edited.phaseMs, `incremental: only ${plural(edited.parsed.length, 'changed blueprint')} parsed; every other input, setting and output proven unchanged by the stat index`));
         if (values.explain) process.stderr.write(renderIncrementalExplanation(edited));
         return edited.failed ? EXIT.findings : EXIT.ok;
@@ -213,7 +213,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
       ...(written ? { written: { written: written.written.length, unchanged: written.unchanged.length, removed: written.removed.length } } : {}),
       sources: (file) => built.sources.get(file),
     };
-    await report(result, command, formats, { quiet: values.quiet === true, failSeverity, checkOutputs: values.check === true });
+    await report(result, command, formats, { quiet: values.quiet === true, failSeverity, maxWarnings, checkOutputs: values.check === true });
     if (values.verbose) process.stderr.write(renderPhaseTimings(built.phaseMs, cacheNote(built, values['no-cache'] === true)));
     if (values.explain) process.stderr.write(renderExplanation(built.explanation, built.cacheMiss));
     return result.failed ? EXIT.findings : EXIT.ok;
@@ -240,7 +240,7 @@ interface Reported {
   sources(file: string): string | undefined;
 }
 
-async function report(result: Reported, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning'; checkOutputs?: boolean }): Promise<void> {
+async function report(result: Reported, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning'; maxWarnings: number | undefined; checkOutputs?: boolean }): Promise<void> {
   // Quiet shows what fails the run: errors, and warnings too when the warning gate is what failed it.
   const warningsFail = result.failed && result.errorCount === 0;
   const diagnostics = options.quiet ? result.diagnostics.filter((d) => d.severity === 'error' || (warningsFail && d.severity === 'warning')) : result.diagnostics;
@@ -279,8 +279,16 @@ async function report(result: Reported, command: 'build' | 'check', formats: rea
         ? `wrote ${relativeOut(result)} (${result.written.written} changed, ${result.written.unchanged} unchanged, ${result.written.removed} removed)`
         : `nothing written`;
   const baseline = result.baselineWritten ? `; baseline written to ${result.baselineWritten}` : '';
-  const line = `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${outcome}${baseline}`;
+  const line = `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${outcome}${baseline}${warningGate(result, options)}`;
   if (!options.quiet || result.failed) process.stderr.write(`${result.failed ? paint.red(line) : line}\n`);
+}
+
+/** Why a run with no errors failed: its warnings, by --fail-severity or --max-warnings. Empty otherwise. */
+function warningGate(result: Pick<Reported, 'failed' | 'errorCount' | 'warningCount'>, options: { failSeverity: 'error' | 'warning'; maxWarnings: number | undefined; checkOutputs?: boolean }): string {
+  if (!result.failed || result.errorCount > 0 || result.warningCount === 0) return '';
+  if (options.failSeverity === 'warning') return `; failed: warnings fail the run with --fail-severity warning`;
+  if (options.maxWarnings !== undefined && result.warningCount > options.maxWarnings) return `; failed: ${plural(result.warningCount, 'warning')}, more than --max-warnings ${options.maxWarnings} allows`;
+  return '';
 }
 
 function renderExplanation(explanation: RebuildExplanation, cacheMiss: string | undefined): string {
