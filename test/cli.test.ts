@@ -120,6 +120,14 @@ describe('knoc CLI (real process)', () => {
     expect(explain.status).toBe(0);
     expect(explain.stdout).toMatch(/^KNO3001: Unknown perception domain \(error\)/);
   });
+
+  it('explains a code with its message and fix, showing what each finding fills in as <name>', () => {
+    const explain = runCli(['explain', 'KNO3008']);
+    expect(explain.status).toBe(0);
+    expect(explain.stdout).toContain('Message: No agent perceives domain `<slug>`');
+    expect(explain.stdout).toContain('Fix: Add `<slug>` to an agent’s `persona.perception.domains`');
+    expect(explain.stdout).not.toMatch(/\{\w+\}/);
+  });
 });
 
 describe('internal failures', () => {

@@ -26,7 +26,9 @@ function runExplain(args: readonly string[]): number {
   }
   const entry = lookupCode(code);
   if (!entry) throw new UsageError(`unknown diagnostic code \`${args[0]}\`; run \`knoc explain\` for the list`);
-  process.stdout.write(`${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n${entry.hint ? `\nFix: ${entry.hint}\n` : ''}`);
+  // The message and fix are templates: what each finding fills in is shown as <name>.
+  const readable = (template: string) => template.replace(/\{(\w+)\}/g, '<$1>');
+  process.stdout.write(`${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n\nMessage: ${readable(entry.message)}\n${entry.hint ? `Fix: ${readable(entry.hint)}\n` : ''}`);
   return EXIT.ok;
 }
 
