@@ -136,6 +136,21 @@ describe('knoc new (real processes in temp folders)', () => {
     expect(new Set(ids).size).toBe(3);
   });
 
+  it('refuses a folder that is not a repository (KNO8005, exit 1), writing nothing', () => {
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, 'notes.txt'), 'not a knoc repository\n');
+    const before = snapshotTree(dir);
+    const run = runCli(['new', 'agent', 'stray-agent', '--root', dir]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`KNO8005  \`${dir}\` holds neither a knoc.config.yaml nor a content/ folder`);
+    expect(run.stderr).toContain('knoc new wrote nothing');
+    expect(run.stderr).not.toContain('--domains');
+    expect(snapshotTree(dir)).toEqual(before);
+    // A content/ folder alone is enough: the defaults need no config.
+    mkdirSync(path.join(dir, 'content'));
+    expect(runCli(['new', 'domain', 'stray-domain', '--root', dir]).status).toBe(0);
+  });
+
   it('refuses to overwrite an existing file (exit 1), leaving it byte for byte', () => {
     const dir = initRepo();
     const file = path.join(dir, 'content/agent-blueprints/feedback-summarizer.kno');

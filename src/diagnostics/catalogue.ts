@@ -755,6 +755,13 @@ export const catalogue = {
     hint: 'Add agents and domains with `knoc new agent <slug>` and `knoc new domain <slug>` instead, or run `knoc init` in an empty folder.',
     explanation: '`knoc init` starts a new repository. In a folder that already has blueprints or a knoc.config.yaml it stops before writing, so an existing repository is never mixed with the example files.',
   },
+  KNO8005: {
+    title: 'Not a knoc repository',
+    severity: 'error',
+    message: '`{path}` holds neither a knoc.config.yaml nor a content/ folder, so `knoc new` wrote nothing.',
+    hint: 'Run `knoc init` there first, or point --root at the repository.',
+    explanation: '`knoc new` adds a blueprint or a domain to an existing repository. In a folder that has neither a knoc.config.yaml nor a content/ folder (a mistyped --root, or the wrong working directory) the new file would not build, so it stops before writing anything.',
+  },
   KNO8030: {
     title: 'URL that pages cannot link',
     severity: 'warning',

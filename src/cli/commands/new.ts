@@ -64,7 +64,7 @@ async function runNew(args: readonly string[]): Promise<number> {
   const paint = choosePaint(process.stderr, process.env);
   if (!result.written) {
     // A domain named on the command line has no file: the report points at the option instead.
-    const located = result.diagnostics.map((d) => (d.file === undefined ? { ...d, file: '--domains' } : d));
+    const located = result.diagnostics.map((d) => (d.file === undefined && d.code === 'KNO8003' ? { ...d, file: '--domains' } : d));
     process.stderr.write(`${renderStylish(located, (file) => result.sources.get(file), paint)}\n\n${paint.red(`knoc new wrote nothing`)}\n`);
     return EXIT.findings;
   }
