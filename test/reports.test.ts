@@ -227,6 +227,20 @@ describe('suppressions', () => {
     expect(codes).toEqual(['KNO2040 knoc.config.yaml', 'KNO3003 content/agent-blueprints/schema-reviewer.kno', 'KNO6001 content/agent-blueprints/schema-reviewer-twin.kno']);
   });
 
+  it('reports every problem with `rules` in one run: a code that cannot change, an unknown code and an unknown level', () => {
+    const root = copyRepo(happy);
+    const config = path.join(root, 'knoc.config.yaml');
+    writeFileSync(config, `${readFileSync(config, 'utf8')}\nrules:\n  KNO1001: off\n  KNO9999: warning\n  KNO3008: loud\n`);
+    const run = runCli(['check', '--root', root, '--format', 'json']);
+    expect(run.status).toBe(1);
+    const found = JSON.parse(run.stdout).diagnostics.map((d: { code: string; pointer: string; message: string }) => [d.code, d.pointer, d.message]);
+    expect(found).toEqual([
+      ['KNO2040', '/rules/KNO1001', expect.stringContaining('cannot be changed or turned off')],
+      ['KNO2040', '/rules/KNO9999', expect.stringContaining('not a knoc diagnostic code')],
+      ['KNO2040', '/rules/KNO3008', expect.stringContaining('`loud`')],
+    ]);
+  });
+
   it('refuses two reports on stdout, which no reader could parse', () => {
     const run = runCli(['check', '--root', happy, '--no-cache', '--format', 'json', '--format', 'sarif']);
     expect(run.status).toBe(2);

@@ -30,9 +30,12 @@ export function validateConfigEntity(entity: Entity): Diagnostic[] {
   // knoc's own schema, checked against the meta-schema by its tests, not by every build.
   validateConfig ??= createAjv({ validateSchema: false }).compile(configSchema);
   if (validateConfig(entity.data)) return [...unknownRuleCodes(entity), ...publishedSettings(entity)];
-  return mapAjvErrors(validateConfig.errors ?? [], entity, { rootName: CONFIG_FILE, allowsPrivateKeys: false }).map((d) =>
+  const invalid = mapAjvErrors(validateConfig.errors ?? [], entity, { rootName: CONFIG_FILE, allowsPrivateKeys: false }).map((d) =>
     createDiagnostic('KNO2040', { detail: d.message }, { file: entity.source.path, ...(d.range ? { range: d.range } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}), ...(d.hint ? { hint: d.hint } : {}) }),
   );
+  // Every problem with `rules` at once, not one kind per build: codes that do not exist or cannot change go with the schema's findings.
+  const reported = new Set(invalid.map((d) => d.pointer));
+  return [...invalid, ...unknownRuleCodes(entity).filter((d) => !reported.has(d.pointer))];
 }
 
 /**
