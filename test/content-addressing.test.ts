@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
@@ -194,6 +194,36 @@ describe('publishing and proving outputs', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('KNO5004  Output `index/agents.json` has sha256');
     expect(run.stderr).toContain('KNO5004  Output `extra.txt` is not listed in manifest.json');
+  });
+
+  it('knoc verify names a published file that grew or shrank by its sha256 and size, as for a same-size change', () => {
+    const root = copyRepo(happy);
+    runCli(['build', '--root', root]);
+    const manifest = JSON.parse(readFileSync(path.join(root, 'dist/manifest.json'), 'utf8')) as { outputs: { path: string; sha256: string; size: number }[] };
+    const recorded = new Map(manifest.outputs.map((o) => [o.path, o]));
+    const edits = { 'index/agents.json': (text: string) => `${text} \n`, 'index.html': (text: string) => `${text} \n`, 'agents/schema-reviewer/index.html': (text: string) => text.slice(0, 100) };
+    for (const [file, edit] of Object.entries(edits)) writeFileSync(path.join(root, 'dist', file), edit(readFileSync(path.join(root, 'dist', file), 'utf8')));
+    const run = runCli(['verify', '--root', root]);
+    expect(run.status).toBe(1);
+    for (const file of Object.keys(edits)) {
+      const bytes = readFileSync(path.join(root, 'dist', file));
+      const { sha256, size } = recorded.get(file)!;
+      const found = `has sha256 ${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}… and ${bytes.length} bytes`;
+      expect(run.stderr).toContain(`dist/${file}  error  KNO5004  Output \`${file}\` ${found}, but manifest.json records ${sha256.slice(0, 12)}… and ${size} bytes.`);
+    }
+    expect(run.stderr).not.toContain('cannot be checked');
+  });
+
+  it('knoc verify names a published file grown past half a gigabyte by its size, without reading it', () => {
+    const root = copyRepo(happy);
+    runCli(['build', '--root', root]);
+    const file = 'index/agents.json';
+    const { sha256, size } = (JSON.parse(readFileSync(path.join(root, 'dist/manifest.json'), 'utf8')) as { outputs: { path: string; sha256: string; size: number }[] }).outputs.find((o) => o.path === file)!;
+    // A sparse file: no disk space, and reading it would take the run seconds it does not spend.
+    truncateSync(path.join(root, 'dist', file), 512 * 1024 * 1024 + 1);
+    const run = runCli(['verify', '--root', root]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`dist/${file}  error  KNO5004  Output \`${file}\` has ${512 * 1024 * 1024 + 1} bytes, but manifest.json records ${sha256.slice(0, 12)}… and ${size} bytes.`);
   });
 
   it('--verify-determinism builds twice from scratch and finds the same bytes', () => {

@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { editDistance, formatChoices, suggestClosest } from '../src/diagnostics/suggest.js';
 import { formatTemplate } from '../src/diagnostics/create.js';
+import { formatBytesOver } from '../src/model/format-bytes.js';
 import { camelCase, camelKeys } from '../src/project/camel-case.js';
 import { joinPointer, splitPointer } from '../src/parse/locator.js';
 import { DEFAULT_LIMITS } from '../src/model/limits.js';
@@ -69,6 +70,13 @@ describe('message helpers', () => {
   it('fills templates and leaves unknown placeholders visible', () => {
     expect(formatTemplate('Unknown `{slug}` in {where}', { slug: 'x' })).toBe('Unknown `x` in {where}');
   });
+
+  it.each([
+    [1434, 1024, '1.4 KiB', '1 KiB'],
+    [1024 * 1024 + 1, 1024 * 1024, '1048577 bytes', '1048576 bytes'],
+    [3206, 3205, '3206 bytes', '3205 bytes'],
+    [2 * 1024 * 1024, 1024 * 1024, '2 MiB', '1 MiB'],
+  ])('formatBytesOver(%d, %d) reads %s over %s', (size, limit, sizeText, limitText) => expect(formatBytesOver(size, limit)).toEqual({ size: sizeText, limit: limitText }));
 
   it.each([
     ['', 'the entity'],

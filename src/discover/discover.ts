@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS, sameLimits, type ParseLimits } from '../model/limits.js
 import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
 import { sourceOfBytes, type SourceFile } from '../model/source-file.js';
 import { firstInvalidUtf8, rangeAtByte } from './invalid-utf8.js';
-import { formatBytes } from '../model/format-bytes.js';
+import { formatBytesOver } from '../model/format-bytes.js';
 
 export { formatBytes } from '../model/format-bytes.js';
 import { caseTwins, codePointName, findWideMapping, firstNonPrintable, rangeAtOffset, unsafeName } from './source-bounds.js';
@@ -288,7 +288,7 @@ function yamlBounds(relative: string, text: string, limits: ParseLimits): Diagno
 }
 
 function tooLarge(relative: string, size: number, limits: ParseLimits): Diagnostic {
-  return createDiagnostic('KNO1011', { size: formatBytes(size), limit: formatBytes(limits.maxFileBytes) }, { file: relative, range: FILE_START });
+  return createDiagnostic('KNO1011', formatBytesOver(size, limits.maxFileBytes), { file: relative, range: FILE_START });
 }
 
 /**

@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../model/limits.js';
-import { formatBytes } from '../model/format-bytes.js';
+import { formatBytesOver } from '../model/format-bytes.js';
 import { firstInvalidUtf8, rangeAtByte } from './invalid-utf8.js';
 
 /** The largest key or JWK set file knoc reads: a JWK set of a few hundred keys fits many times over. */
@@ -37,6 +38,36 @@ export function readGivenFile(file: string, maxBytes: number = DEFAULT_LIMITS.ma
  * for files in a folder knoc writes, where a link is never knoc's.
  */
 export function readRegularFile(file: string, maxBytes: number, options: { follow?: boolean } = {}): { bytes: Buffer } | { error: string } {
+  return withRegularFile(file, options, (fd, size) => {
+    if (size > maxBytes) return { error: tooLarge(size, maxBytes) };
+    const bytes = readFileSync(fd);
+    if (bytes.length > maxBytes) return { error: tooLarge(bytes.length, maxBytes) };
+    return { bytes };
+  });
+}
+
+const HASH_CHUNK = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * The sha256 and size of a regular file, read a chunk at a time so that no
+ * size costs memory, or why not, with the same refusals as readRegularFile;
+ * a file larger than `maxBytes` is not read and gives only its size.
+ */
+export function hashRegularFile(file: string, maxBytes: number, options: { follow?: boolean } = {}): { sha256?: string; size: number } | { error: string } {
+  return withRegularFile(file, options, (fd, size) => {
+    if (size > maxBytes) return { size };
+    const hash = createHash('sha256');
+    let done = 0;
+    for (let read; (read = readSync(fd, HASH_CHUNK, 0, HASH_CHUNK.length, null)) > 0; done += read) {
+      if (done + read > maxBytes) return { size: done + read };
+      hash.update(HASH_CHUNK.subarray(0, read));
+    }
+    return { sha256: hash.digest('hex'), size: done };
+  });
+}
+
+/** Runs `use` on a regular file opened for reading and its size from fstat, or says why the file is not one. */
+function withRegularFile<T>(file: string, options: { follow?: boolean }, use: (fd: number, size: number) => T | { error: string }): T | { error: string } {
   let fd: number;
   try {
     fd = openSync(file, options.follow === false ? OPEN_FLAGS | (constants.O_NOFOLLOW ?? 0) : OPEN_FLAGS);
@@ -47,15 +78,17 @@ export function readRegularFile(file: string, maxBytes: number, options: { follo
     const info = fstatSync(fd);
     if (info.isDirectory()) return { error: 'it is a folder' };
     if (!info.isFile()) return { error: `it is ${info.isFIFO() ? 'a named pipe' : info.isSocket() ? 'a socket' : 'a device'}, not a regular file` };
-    if (info.size > maxBytes) return { error: `it is ${formatBytes(info.size)}, larger than the limit of ${formatBytes(maxBytes)}` };
-    const bytes = readFileSync(fd);
-    if (bytes.length > maxBytes) return { error: `it is ${formatBytes(bytes.length)}, larger than the limit of ${formatBytes(maxBytes)}` };
-    return { bytes };
+    return use(fd, info.size);
   } catch (error) {
     return { error: describeOpenError(error, false) };
   } finally {
     closeSync(fd);
   }
+}
+
+function tooLarge(size: number, maxBytes: number): string {
+  const { size: actual, limit } = formatBytesOver(size, maxBytes);
+  return `it is ${actual}, larger than the limit of ${limit}`;
 }
 
 function describeOpenError(error: unknown, noFollow: boolean): string {
