@@ -170,6 +170,17 @@ describe('preview server over HTTP', () => {
     expect(res.body).not.toContain('outside dist');
   });
 
+  it('answers 404 to _headers, which Netlify and Cloudflare Pages read as configuration and never serve, by any name', async () => {
+    symlinkSync(path.join(root, 'dist', '_headers'), path.join(root, 'dist', 'rules.txt'));
+    for (const target of ['/_headers', '/%5Fheaders', '/_headers?download=1', '//_headers', '/rules.txt']) {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await fetchRaw(server.url, target, { method });
+        expect(res.status, `${method} ${target}`).toBe(404);
+        expect(res.body).not.toContain('Cache-Control');
+      }
+    }
+  });
+
   it('answers 404 to an absolute-form target and to an absolute file path', async () => {
     expect((await fetchRaw(server.url, `http://127.0.0.1:${server.port}/../secret.txt`)).status).toBe(404);
     expect((await fetchRaw(server.url, path.join(root, 'secret.txt'))).status).toBe(404);

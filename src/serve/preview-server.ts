@@ -3,7 +3,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { hostHeaders } from '../project/project-headers.js';
+import { HEADERS_PATH, hostHeaders } from '../project/project-headers.js';
 import { parseRequestPath } from './request-path.js';
 
 /** Where and what to serve. */
@@ -31,7 +31,9 @@ const ALLOW = 'GET, HEAD, OPTIONS';
  * would: the same Content-Type, Cache-Control and CORS headers, an ETag equal
  * to the file's sha256 (the digest `manifest.json` lists) with `304` on a
  * matching `If-None-Match`, `index.html` for folders, and `404` for anything
- * outside the folder. Files are read per request, so a rebuild is served at once.
+ * outside the folder and for `_headers`, which such a host reads as its
+ * configuration and never serves. Files are read per request, so a rebuild is
+ * served at once.
  */
 export async function startPreviewServer(options: PreviewOptions): Promise<PreviewServer> {
   const host = options.host ?? '127.0.0.1';
@@ -108,6 +110,8 @@ async function findFile(dir: string, target: string | undefined): Promise<{ file
   // A symbolic link inside the folder must not lead out of it.
   const real = await realpath(file).catch(() => undefined);
   if (real === undefined || !real.startsWith(root + path.sep)) return undefined;
+  // Netlify and Cloudflare Pages read `_headers` as configuration and answer 404 for it, under any name that leads to it.
+  if (real === path.join(root, HEADERS_PATH)) return undefined;
   const realInfo = await stat(real).catch(() => undefined);
   return realInfo?.isFile() ? { file: real, relative } : undefined;
 }
