@@ -2,7 +2,7 @@
 // processes, interop both ways with @a2a-js/sdk, and every cross-SDK vector in
 // ../shared/reference/a2a/signing/. Keys are generated here, per run.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateAgentCardSignature, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { calculateJwkThumbprint, type JWK } from 'jose';
@@ -337,6 +337,20 @@ describe('knoc verify', () => {
     const again = runCli(['verify', bad, '--key', ec.publicPem]);
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('KNO5013');
+  });
+
+  it('runs every example of its --help as written, where the files the examples name are there', () => {
+    const examples = runCli(['verify', '--help']).stdout.split('Examples:\n')[1]!.split('\n').filter((line) => line.startsWith('  knoc verify'));
+    expect(examples.length).toBeGreaterThan(2);
+    mkdirSync(path.join(root, 'keys'), { recursive: true });
+    cpSync(ec.publicPem, path.join(root, 'keys', 'cards.pub.pem'));
+    cpSync(ec.publicPem, path.join(root, 'signer.pem'));
+    writeFileSync(path.join(root, 'jwks.json'), JSON.stringify({ keys: [{ ...ec.publicKey.export({ format: 'jwk' }), kid: 'k1' }] }));
+    cpSync(path.join(root, 'dist', 'agents', 'market-pulse', '.well-known', 'agent-card.json'), path.join(root, 'agent-card.json'));
+    for (const example of examples) {
+      const run = runCli(example.trim().split(/\s+/).slice(1), {}, root);
+      expect(run.status, `${example}\n${run.stderr}`).toBe(0);
+    }
   });
 
   it('treats --key with --jwks as a usage error, exit 2', () => {

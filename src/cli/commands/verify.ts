@@ -12,8 +12,9 @@ export const verifyCommand: Command = {
 
 Recomputes the sha256 and size of every file in the output folder (default: the
 build's output folder, dist) and compares them with its manifest.json, then checks
-the signatures of every agent card in it (A2A v1.0 §8.4.3). Given card files
-instead of a folder, checks their signatures only.
+the signatures of every agent card in it (A2A v1.0 §8.4.3). DIR is the whole
+output folder, the one that holds manifest.json, never a folder inside it. Given
+card files instead of a folder, checks their signatures only.
 
 Signatures are checked with the public key in --key (PEM, or a JWK), or with the
 key of the JWK set in --jwks whose \`kid\` matches the signature's. Keys are
@@ -26,7 +27,7 @@ whose signatures fail (KNO5010) or that is unsigned (KNO5011); 2 on a usage erro
 
 Examples:
   knoc verify
-  knoc verify public/agents --key keys/cards.pub.pem
+  knoc verify dist --key keys/cards.pub.pem
   knoc verify --jwks jwks.json
   knoc verify agent-card.json --key signer.pem
 `,
