@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -279,6 +279,65 @@ describe('publishing and proving outputs', () => {
 });
 
 describe('knoc watch', () => {
+  /** Starts `knoc watch` on `root`; `summary(n)` resolves with the n-th build's summary line as soon as it is printed. */
+  function startWatch(root: string): { child: ChildProcess; summary(n: number): Promise<string>; exited(): Promise<string> } {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), 'watch', '--root', root], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    const summaries = () => log.split('\n').filter((line) => line.endsWith('Watching for changes...'));
+    const summary = (n: number) =>
+      new Promise<string>((resolve, reject) => {
+        const look = () => {
+          const found = summaries()[n - 1];
+          if (found === undefined) return false;
+          child.stderr!.off('data', look);
+          resolve(found);
+          return true;
+        };
+        if (look()) return;
+        child.stderr!.on('data', look);
+        child.once('exit', (code) => reject(new Error(`knoc watch exited with ${code} before build ${n}: ${log}`)));
+      });
+    child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    // Until the first build ends the CLI has no handler for SIGINT, so a Ctrl-C right after the first summary may end it by the signal itself.
+    const exited = () =>
+      new Promise<string>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) resolve(String(child.exitCode ?? child.signalCode));
+        else child.once('exit', (code, signal) => resolve(String(code ?? signal)));
+      });
+    return { child, summary, exited };
+  }
+
+  /** Each file's inode and mtime under `dir`: a file rewritten, even with the same bytes, gets others. */
+  function stampsUnder(dir: string): Map<string, string> {
+    return new Map([...snapshotTree(dir).keys()].map((file) => [file, `${statSync(path.join(dir, file)).ino}:${statSync(path.join(dir, file)).mtimeMs}`]));
+  }
+
+  it('writes nothing and reports 0 changed when the sources produce what dist/ holds, so the next build is up to date', async () => {
+    const root = copyRepo(happy);
+    expect(runCli(['build', '--root', root, '-q']).status).toBe(0);
+    const dist = path.join(root, 'dist');
+    const published = stampsUnder(dist);
+
+    const first = startWatch(root);
+    expect(await first.summary(1)).toMatch(/; 0 changed\. Watching for changes\.\.\.$/);
+    first.child.kill('SIGINT');
+    expect(['0', 'SIGINT']).toContain(await first.exited());
+    expect(stampsUnder(dist)).toEqual(published);
+    const next = runCli(['build', '--root', root, '--explain']);
+    expect(next.status).toBe(0);
+    expect(next.stderr).toContain('Up to date');
+
+    // A blueprint saved with the bytes it had (an edit reverted) rebuilds, and still writes nothing.
+    const second = startWatch(root);
+    expect(await second.summary(1)).toMatch(/; 0 changed\./);
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, readFileSync(file));
+    expect(await second.summary(2)).toMatch(/; 0 changed\. Watching for changes\.\.\.$/);
+    second.child.kill('SIGINT');
+    expect(['0', 'SIGINT']).toContain(await second.exited());
+    expect(stampsUnder(dist)).toEqual(published);
+  }, 30_000);
+
   it('rebuilds when a blueprint changes', async () => {
     const root = copyRepo(happy);
     const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), 'watch', '--root', root], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -82,10 +82,14 @@ async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[],
   await recoverJournal(outDir);
   const report: WriteReport = { written: [], unchanged: [], removed: [] };
   const planned = new Set(outputs.map((o) => o.path));
-  const changed = outputs.filter((o) => published.get(o.path) !== o.sha256);
-  const unchanged = outputs.filter((o) => published.get(o.path) === o.sha256);
-  // A file the manifest vouches for must still be there at its size; if not, the folder was touched: rebuild it whole.
-  const intact = await Promise.all(unchanged.map((o) => hasBytes(path.join(outDir, o.path), o)));
+  // The manifest does not list itself: it is unchanged when the file in place holds its bytes.
+  const manifest = outputs.find((o) => o.path === MANIFEST);
+  const sameManifest = manifest !== undefined && (await hasBytes(path.join(outDir, MANIFEST), manifest));
+  const isUnchanged = (o: PlannedOutput) => (o.path === MANIFEST ? sameManifest : published.get(o.path) === o.sha256);
+  const changed = outputs.filter((o) => !isUnchanged(o));
+  const unchanged = outputs.filter(isUnchanged);
+  // A file the manifest vouches for must still be there with its bytes; if not, the folder was touched: rebuild it whole.
+  const intact = await Promise.all(unchanged.filter((o) => o.path !== MANIFEST).map((o) => hasBytes(path.join(outDir, o.path), o)));
   if (intact.includes(false)) return publish(outDir, outputs);
   const order = [...changed.filter((o) => o.path !== MANIFEST), ...changed.filter((o) => o.path === MANIFEST)];
   for (const output of order) {
