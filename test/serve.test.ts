@@ -237,6 +237,29 @@ describe('knoc serve', () => {
     expect(await exited(child)).toBe(0);
   });
 
+  it('with --watch, prints after each build the summary `knoc watch` prints, agents and domains counted', async () => {
+    const root = copyRepo(happyFixture);
+    const { child, stderr } = await startCli(['--watch', '--port', '0', '--root', root]);
+    /** Resolves with the n-th build's summary line (`... in N ms; ...`) on stderr as soon as it is printed. */
+    const summary = (n: number) =>
+      new Promise<string>((resolve) => {
+        const look = () => {
+          const found = stderr().split('\n').filter((line) => / in \d+ ms; /.test(line))[n - 1];
+          if (found === undefined) return;
+          child.stderr!.off('data', look);
+          resolve(found);
+        };
+        child.stderr!.on('data', look);
+        look();
+      });
+    expect(await summary(1)).toMatch(/^2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; \d+ changed\. Watching for changes\.\.\.$/);
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('name: Review', 'name: Review changes'));
+    expect(await summary(2)).toMatch(/^2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; [1-9]\d* changed\. Watching for changes\.\.\.$/);
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
+  });
+
   it('prints help with its options and examples', () => {
     const run = runCli(['serve', '--help']);
     expect(run.status).toBe(0);

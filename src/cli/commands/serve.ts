@@ -5,8 +5,9 @@ import { resolveOutDir } from '../../pipeline/out-dir.js';
 import { watch } from '../../pipeline/watch.js';
 import { startPreviewServer, type PreviewServer } from '../../serve/preview-server.js';
 import { renderStylish } from '../render/stylish.js';
+import { renderWatchSummary } from '../render/watch-summary.js';
 import { choosePaint } from '../paint.js';
-import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
+import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 
 /** The port `knoc serve` tries first; when it is taken and no --port was given, any free port. */
@@ -71,8 +72,7 @@ async function runServe(args: readonly string[]): Promise<number> {
       ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
       onBuild: (result) => {
         if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
-        const what = result.written ? `${result.written.written.length} changed` : 'nothing written';
-        process.stderr.write(`${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')} in ${Math.round(result.durationMs)} ms; ${what}.\n`);
+        process.stderr.write(`${renderWatchSummary(result)}\n`);
       },
     });
   } else if (!(await readManifest(dir))) {

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { watch } from '../../pipeline/watch.js';
 import { renderStylish } from '../render/stylish.js';
+import { renderWatchSummary } from '../render/watch-summary.js';
 import { choosePaint } from '../paint.js';
 import { renderPhaseTimings } from '../progress.js';
-import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
+import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 
 export const watchCommand: Command = {
@@ -48,9 +49,7 @@ async function runWatch(args: readonly string[]): Promise<number> {
       const shown = result.diagnostics;
       if (values.quiet && shown.length === 0) return;
       if (shown.length > 0) process.stderr.write(`${renderStylish(shown, (file) => result.sources.get(file), paint)}\n\n`);
-      const what = result.written ? `${result.written.written.length} changed` : 'nothing written';
-      const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
-      process.stderr.write(`${counts} in ${Math.round(result.durationMs)} ms; ${what}. Watching for changes...\n`);
+      process.stderr.write(`${renderWatchSummary(result)}\n`);
       if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs));
     },
   });
