@@ -194,3 +194,62 @@ describe('a cache folder reached through a link', () => {
     expect(readFileSync(path.join(root, 'dist/agents/drift-sentinel/.well-known/agent-card.json'), 'utf8')).toContain('Drift Sentinel Two');
   });
 });
+
+describe('where reports and the cache are written', () => {
+  /** Exit 2 within the time bound, with a message and no stack trace, `dist/` as it was. */
+  function expectRefused(run: Run, message: RegExp, root: string, before: ReturnType<typeof snapshotTree>): void {
+    expect(run.error, 'finishes within the time bound').toBeUndefined();
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toMatch(STACK);
+    expect(run.stderr).not.toMatch(/KNO9001/);
+    expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
+  }
+
+  it.each([
+    [['--format', 'json=report'], /`report` is a folder, expected the path of a file to write/],
+    [['--format', 'json=knoc.config.yaml'], /the report would overwrite knoc\.config\.yaml/],
+    [['--format', 'json=content/agent-blueprints/report.json'], /the report would go among the sources in content\//],
+    [['--format', 'sarif=report.kno'], /the report would be a `\.kno` file/],
+    [['--format', 'junit=dist/report.xml'], /the report would go into the output folder `dist`/],
+    [['--cache-dir', 'dist'], /--cache-dir `dist`: the cache would go into the output folder `dist`/],
+    [['--cache-dir', 'specs'], /the cache would go among the sources in specs\//],
+    [['--cache-dir', 'knoc.config.yaml'], /--cache-dir `knoc\.config\.yaml` is a file, expected a folder/],
+  ])('refuses build %j before building anything (exit 2), sources and dist/ untouched', (flags, message) => {
+    const { root } = fresh();
+    mkdirSync(path.join(root, 'report'));
+    const before = snapshotTree(path.join(root, 'dist'));
+    const config = readFileSync(path.join(root, 'knoc.config.yaml'));
+    writeFileSync(path.join(root, BLUEPRINT), readFileSync(path.join(root, BLUEPRINT), 'utf8').replace('  name: Drift Sentinel\n', '  name: Drift Sentinel Two\n'));
+    expectRefused(knoc(['build', ...flags], root), message, root, before);
+    expect(readFileSync(path.join(root, 'knoc.config.yaml'))).toEqual(config);
+    expect(existsSync(path.join(root, 'content/agent-blueprints/report.json'))).toBe(false);
+  });
+
+  it('says which report could not be written, still shows the findings, and exits 2 (a device that is full)', () => {
+    const { root } = fresh();
+    writeFileSync(path.join(root, BLUEPRINT), readFileSync(path.join(root, BLUEPRINT), 'utf8').replace(/domains: \[([^\]]*)\]/, 'domains: [$1, no-such-domain]'));
+    const run = knoc(['check', '--format', 'json=/dev/full'], root);
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/KNO3001/);
+    expect(run.stderr).toMatch(/1 error, .*; checked\n/);
+    expect(run.stderr).toMatch(/knoc: the json report could not be written to `\/dev\/full`: ENOSPC/);
+    expect(run.stderr).not.toMatch(/KNO9001/);
+  });
+
+  // Node's own recursive mkdir never returns for a folder under /proc; these would hang rather than fail.
+  it.runIf(existsSync('/proc/self'))('fails with a message, within the time bound, where a folder cannot be made: init, schema --out, a report', () => {
+    const { root, files } = fresh();
+    for (const [args, message] of [
+      [['init', '/proc/knoc-init'], /knoc: cannot make the folder `\/proc\/knoc-init`: .*\(ENOENT\)/],
+      [['schema', '--out', '/proc/knoc-schemas'], /knoc: cannot make the folder `\/proc\/knoc-schemas`/],
+      [['check', '--format', 'json=/proc/knoc-reports/report.json'], /the json report could not be written to `\/proc\/knoc-reports\/report\.json`/],
+    ] as const) {
+      const run = knoc([...args], args[0] === 'init' ? files : root);
+      expect(run.error, `${args.join(' ')} finishes within the time bound`).toBeUndefined();
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).not.toMatch(/KNO9001/);
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
@@ -9,6 +9,7 @@ import { bytesOf, isDeferred } from '../model/deferred-bytes.js';
 import { isPartial } from '../model/partial-data.js';
 import { createBuildCache, type BuildCache, type CachedCard, type CachedPage, type FileAnalysis } from './analysis-cache.js';
 import { writePartsAt } from './write-parts.js';
+import { makeDirectorySync } from '../model/make-directory.js';
 
 const MAGIC = Buffer.from('KNOCACHE');
 const FORMAT = 2;
@@ -99,7 +100,7 @@ export class CacheFileWriter {
     const temp = path.join(dir, `.${FILE}.${randomBytes(6).toString('hex')}`);
     let fd: number;
     try {
-      mkdirSync(dir, { recursive: true });
+      makeDirectorySync(dir);
       fd = openSync(temp, 'wx');
     } catch {
       return undefined;

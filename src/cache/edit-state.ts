@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { KnocConfig } from '../model/config.js';
@@ -14,6 +14,7 @@ import { writePartsAt } from './write-parts.js';
 import type { RecordedReport } from './stat-index.js';
 import type { AgentCard } from '../project/a2a-types.js';
 import { SERVICE_CLASS_URI } from '../project/extension-uris.js';
+import { makeDirectorySync } from '../model/make-directory.js';
 
 const MAGIC = Buffer.from('KNOCEDIT');
 const FORMAT = 4;
@@ -463,7 +464,7 @@ function parseKind(schema: string | undefined): string | undefined {
  * the prefix, written last over the space kept for it at the start.
  */
 function writeAtomically(dir: string, file: string, fill: (write: (bytes: Buffer) => void) => Buffer): void {
-  mkdirSync(dir, { recursive: true });
+  makeDirectorySync(dir);
   const temp = path.join(dir, `.${file}.${randomBytes(6).toString('hex')}`);
   try {
     const fd = openSync(temp, 'w');

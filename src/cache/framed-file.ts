@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { makeDirectorySync } from '../model/make-directory.js';
 
 /**
  * Writes `magic`, the format number, the payload's sha256 and the payload to
@@ -17,7 +18,7 @@ export function writeFramedFile(dir: string, file: string, magic: Buffer, format
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part);
   const digest = hash.digest();
-  mkdirSync(dir, { recursive: true });
+  makeDirectorySync(dir);
   const temp = path.join(dir, `.${file}.${randomBytes(6).toString('hex')}`);
   try {
     // One write per part rather than one concatenation, which would copy the whole payload once more.

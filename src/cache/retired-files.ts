@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { linkSync, lstatSync, readdirSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { makeDirectorySync } from '../model/make-directory.js';
 
 /**
  * Large published files an edit replaces, kept a while in the cache folder.
@@ -33,7 +34,7 @@ export function retire(file: string, cacheDir: string): void {
     const info = lstatSync(file, { throwIfNoEntry: false });
     if (!info?.isFile() || info.size < RETIRE_FROM_BYTES) return;
     const folder = path.join(cacheDir, RETIRED_FOLDER);
-    mkdirSync(folder, { recursive: true });
+    makeDirectorySync(folder);
     linkSync(file, path.join(folder, `${path.basename(file)}.${randomBytes(6).toString('hex')}`));
   } catch {
     // Freed when it is replaced instead.

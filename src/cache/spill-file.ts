@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { DeferredBytes } from '../model/deferred-bytes.js';
 import { writeUtf8Slices } from '../model/stable-json.js';
 import { writePartsAt } from './write-parts.js';
+import { makeDirectorySync } from '../model/make-directory.js';
 
 /** Closes a spill file's descriptor once nothing can read from it any more. */
 const closer = new FinalizationRegistry<number>((fd) => {
@@ -94,7 +95,7 @@ export class SpillFile {
     const file = path.join(this.dir, `.spill-${randomBytes(6).toString('hex')}`);
     let fd: number;
     try {
-      mkdirSync(this.dir, { recursive: true });
+      makeDirectorySync(this.dir);
       fd = openSync(file, 'wx+');
     } catch {
       return undefined;

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { makeDirectorySync } from '../model/make-directory.js';
 
 /** Writes a cache file whole or not at all: to a temporary name beside it, then renamed over it (its folder made first). */
 export function writeAtomically(file: string, bytes: string | Buffer): void {
-  mkdirSync(path.dirname(file), { recursive: true });
+  makeDirectorySync(path.dirname(file));
   const temp = `${file}.${randomBytes(6).toString('hex')}`;
   try {
     writeFileSync(temp, bytes);

@@ -15,6 +15,13 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`knoc: ${usageMessage(error as Error)}\nRun \`${help}\` for usage.\n`);
       return EXIT.usage;
     }
+    // A file the run had to read or write and could not (a folder that cannot be made, a full disk): the machine's, not a bug.
+    const refused = fileSystemRefusal(error);
+    if (refused) {
+      process.stderr.write(`knoc: ${refused}\n`);
+      if (process.env.KNOC_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+      return EXIT.usage;
+    }
     // A bug, never the author's fault: say so, with what a report needs.
     const detail = error instanceof Error ? error.message : String(error);
     process.stderr.write(`knoc: error KNO9001 ${await crashMessage(detail)}\n`);
@@ -78,6 +85,27 @@ function usageMessage(error: Error): string {
     return quoted.includes('<value>') ? `option \`${option}\` needs a value` : `option \`${option}\` takes no value`;
   }
   return error.message;
+}
+
+/** What the file system would not do, in words, for an error that names a path and a call; undefined for anything else. */
+function fileSystemRefusal(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code, syscall, path: file } = error as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || typeof syscall !== 'string' || typeof file !== 'string' || !/^E[A-Z]+$/.test(code)) return undefined;
+  const reasons: Record<string, string> = {
+    ENOENT: 'no such file or folder, and it cannot be made there',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'the file system is read-only',
+    ENOSPC: 'the disk is full',
+    EDQUOT: 'the disk quota is used up',
+    EISDIR: 'it is a folder, expected a file',
+    ENOTDIR: 'a part of the path is a file, expected a folder',
+    EEXIST: 'a file is already there',
+    EIO: 'the device reported an input/output error',
+  };
+  const verb = syscall === 'mkdir' ? 'make the folder' : syscall === 'open' || syscall === 'write' || syscall === 'rename' ? 'write' : syscall === 'read' || syscall === 'scandir' ? 'read' : syscall;
+  return `cannot ${verb} \`${file}\`: ${reasons[code] ?? code} (${code})`;
 }
 
 function isParseArgsError(error: unknown): boolean {

@@ -1,8 +1,9 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { surveyRepo, type RepoSurvey } from '../scaffold/survey-repo.js';
 import { DEFAULT_SCHEMA_DIR, editorSchemas } from './editor-schemas.js';
+import { makeDirectory } from '../model/make-directory.js';
 
 /** What writing the editor schemas did. */
 export interface SchemaWriteReport {
@@ -24,7 +25,7 @@ export async function writeEditorSchemas(root: string, dir = DEFAULT_SCHEMA_DIR,
   const known = survey ?? (await surveyRepo(absoluteRoot));
   const domains = [...known.domains.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const target = path.resolve(absoluteRoot, dir);
-  await mkdir(target, { recursive: true });
+  await makeDirectory(target);
   const files: SchemaWriteReport['files'] = [];
   for (const schema of editorSchemas(known.specs, domains)) {
     const file = path.join(target, schema.file);

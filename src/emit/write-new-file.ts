@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
+import { link, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { makeDirectory } from '../model/make-directory.js';
 
 /**
  * Creates a file whole or not at all, and never over an existing one: the text
@@ -8,7 +9,7 @@ import path from 'node:path';
  * the target exists. Returns false when it exists.
  */
 export async function writeNewFile(target: string, text: string): Promise<boolean> {
-  await mkdir(path.dirname(target), { recursive: true });
+  await makeDirectory(path.dirname(target));
   const staged = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
   await writeFile(staged, text, { flag: 'wx' });
   try {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
 import { textInMemory, writeUtf8Slices } from '../model/stable-json.js';
@@ -9,6 +9,7 @@ import { faultPoint, lockWaitMs } from './fault-hook.js';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
 import type { DeferredBytes, SomeBytes } from '../model/deferred-bytes.js';
+import { makeDirectory, makeDirectorySync } from '../model/make-directory.js';
 
 /** What a publish did to the output folder. */
 export interface WriteReport {
@@ -95,7 +96,7 @@ async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[],
   for (const output of order) {
     const target = confined(outDir, output.path);
     faultPoint('mkdir', path.dirname(target));
-    await mkdir(path.dirname(target), { recursive: true });
+    await makeDirectory(path.dirname(target));
     const temp = `${target}.knoc-${randomBytes(6).toString('hex')}`;
     faultPoint('write', temp);
     await writeFile(temp, output.bytes);
@@ -220,7 +221,7 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
     // Syscalls are independent and mostly waiting: issue them together rather than one by one.
     for (const dir of dirs) {
       faultPoint('mkdir', dir);
-      mkdirSync(dir, { recursive: true });
+      makeDirectorySync(dir);
     }
     for (const { output, target } of targets) {
       faultPoint(same.has(output.path) ? 'link' : 'write', target);
@@ -266,7 +267,7 @@ export function openEarlyStage(outDir: string): EarlyStage | undefined {
   const dir = path.join(path.dirname(outDir), `${STAGE}${path.basename(outDir)}-p${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     faultPoint('mkdir', dir);
-    mkdirSync(dir, { recursive: true });
+    makeDirectorySync(dir);
   } catch {
     return undefined;
   }
@@ -453,7 +454,7 @@ function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[]
   const journalFile = path.join(parent, `${JOURNAL}${name}`);
   try {
     const targets = changed.map((output) => ({ output, target: confined(stage, output.path) }));
-    for (const dir of [...new Set(targets.map((t) => path.dirname(t.target)))].sort()) mkdirSync(dir, { recursive: true });
+    for (const dir of [...new Set(targets.map((t) => path.dirname(t.target)))].sort()) makeDirectorySync(dir);
     for (const { output, target } of targets) {
       if (output.writeTo) output.writeTo(target);
       else writeFileSync(target, output.bytes);
@@ -479,7 +480,7 @@ function applyJournal(outDir: string, journalFile: string, beforeReplace?: (file
     const from = confined(stage, file);
     const to = confined(outDir, file);
     if (!existsSync(from)) continue;
-    mkdirSync(path.dirname(to), { recursive: true });
+    makeDirectorySync(path.dirname(to));
     beforeReplace?.(to);
     renameSync(from, to);
   }

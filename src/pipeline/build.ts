@@ -1,4 +1,4 @@
-import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
@@ -35,6 +35,7 @@ import { editStateOf } from './edit-record.js';
 import { sha256Hex } from '../model/digest.js';
 import { LARGE_BUILD, releaseMemory } from './release-memory.js';
 import type { SourceFile } from '../model/source-file.js';
+import { makeDirectory } from '../model/make-directory.js';
 
 export { BASELINE_FILE, DEFAULT_CACHE_DIR } from './up-to-date.js';
 
@@ -224,7 +225,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       diagnostics.push(createDiagnostic('KNO6004', { detail: 'it would overwrite a source file; choose a path outside content/ and specs/' }, { file: baselinePath }));
     } else if (options.updateBaseline) {
       try {
-        await mkdir(path.dirname(baselineTarget), { recursive: true });
+        await makeDirectory(path.dirname(baselineTarget));
         await writeFile(baselineTarget, formatBaseline(createBaseline(diagnostics)));
         baselineWritten = baselinePath;
       } catch (error) {

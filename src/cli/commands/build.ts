@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { BuildOptions, BuildResult } from '../../pipeline/build.js';
@@ -13,6 +13,8 @@ import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
+import { checkCacheDir, checkReportTargets, repositoryPlaces } from '../written-paths.js';
+import { makeDirectory } from '../../model/make-directory.js';
 
 /** The reporting, gating and cache options `build` and `check` share. */
 export const COMMON_OPTIONS = `  --root DIR              repository to compile (default: current directory)
@@ -152,6 +154,11 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   if (values['key-id'] !== undefined && values['key-id'].trim() === '') throw new UsageError('--key-id must not be empty');
   if (values.jku !== undefined && !isHttpsUrl(values.jku)) throw new UsageError(`--jku must be an absolute https URL, got \`${values.jku}\``);
   if (values.quiet && values.verbose) throw new UsageError('--quiet and --verbose ask for opposite things; pick one');
+  if (formats.some((f) => f.path !== undefined) || values['cache-dir']) {
+    const places = await repositoryPlaces(values.root, values.out);
+    checkReportTargets(formats, places);
+    if (values['cache-dir']) checkCacheDir(values['cache-dir'], places);
+  }
   // A bar is for a person at a terminal: not with --quiet, not in CI, and not while a machine-readable report goes to stdout.
   const machineStdout = formats.some((f) => f.path === undefined && f.name !== 'stylish');
   const progress = !values.quiet && !machineStdout && progressAllowed(process.stderr, process.env) ? createProgressBar(process.stderr) : undefined;
@@ -179,7 +186,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     const done = probe && 'upToDate' in probe ? probe.upToDate : undefined;
     if (done) {
       const { report: recorded } = done;
-      await report(
+      const reported = await report(
         { ...done, failed: false, suppressed: recorded.suppressed, agentCount: recorded.agentCount, domainCount: recorded.domainCount, written: { written: 0, unchanged: recorded.outputCount, removed: 0 }, sources: done.source },
         command,
         formats,
@@ -187,7 +194,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
       );
       if (values.verbose) process.stderr.write(`  up to date: no input, setting or output changed since the last build, so nothing was parsed or written\n`);
       if (values.explain) process.stderr.write('Up to date: no input, setting or output changed since the last build (each checked by size, times and inode), so nothing was parsed or written.\n');
-      return EXIT.ok;
+      return reported ? EXIT.ok : EXIT.usage;
     }
     // A few blueprints changed in content: the incremental build re-reads only them, or declines and the full build runs.
     if (probe && 'changed' in probe) {
@@ -196,10 +203,10 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
       if ('declined' in edited) {
         if (values.verbose || values.explain) process.stderr.write(`  incremental build declined (${edited.declined}); building in full\n`);
       } else {
-        await report(edited, command, formats, { quiet: values.quiet === true, failSeverity, maxWarnings });
+        const reported = await report(edited, command, formats, { quiet: values.quiet === true, failSeverity, maxWarnings });
         if (values.verbose) process.stderr.write(renderPhaseTimings(edited.phaseMs, `incremental: only ${plural(edited.parsed.length, 'changed blueprint')} parsed; every other input, setting and output proven unchanged by the stat index`));
         if (values.explain) process.stderr.write(renderIncrementalExplanation(edited));
-        return edited.failed ? EXIT.findings : EXIT.ok;
+        return !reported ? EXIT.usage : edited.failed ? EXIT.findings : EXIT.ok;
       }
     }
     // The compiler (yaml, ajv, handlebars) is loaded only when there is something to compile.
@@ -213,10 +220,10 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
       ...(written ? { written: { written: written.written.length, unchanged: written.unchanged.length, removed: written.removed.length } } : {}),
       sources: (file) => built.sources.get(file),
     };
-    await report(result, command, formats, { quiet: values.quiet === true, failSeverity, maxWarnings, checkOutputs: values.check === true });
+    const reported = await report(result, command, formats, { quiet: values.quiet === true, failSeverity, maxWarnings, checkOutputs: values.check === true });
     if (values.verbose) process.stderr.write(renderPhaseTimings(built.phaseMs, cacheNote(built, values['no-cache'] === true)));
     if (values.explain) process.stderr.write(renderExplanation(built.explanation, built.cacheMiss));
-    return result.failed ? EXIT.findings : EXIT.ok;
+    return !reported ? EXIT.usage : result.failed ? EXIT.findings : EXIT.ok;
   } finally {
     await sweeping;
   }
@@ -240,7 +247,8 @@ interface Reported {
   sources(file: string): string | undefined;
 }
 
-async function report(result: Reported, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning'; maxWarnings: number | undefined; checkOutputs?: boolean }): Promise<void> {
+/** Prints and writes the reports and the summary; false when a report file could not be written (said on stderr). */
+async function report(result: Reported, command: 'build' | 'check', formats: readonly FormatSpec[], options: { quiet: boolean; failSeverity: 'error' | 'warning'; maxWarnings: number | undefined; checkOutputs?: boolean }): Promise<boolean> {
   // Quiet shows what fails the run: errors, and warnings too when the warning gate is what failed it.
   const warningsFail = result.failed && result.errorCount === 0;
   const diagnostics = options.quiet ? result.diagnostics.filter((d) => d.severity === 'error' || (warningsFail && d.severity === 'warning')) : result.diagnostics;
@@ -257,15 +265,24 @@ async function report(result: Reported, command: 'build' | 'check', formats: rea
     failSeverity: options.failSeverity,
   };
   const sources = (file: string) => result.sources(file);
+  const unwritten: string[] = [];
   for (const format of formats) {
     if (format.path === undefined) {
       const stream = format.name === 'stylish' ? process.stderr : process.stdout;
       stream.write(await renderFormat(format.name, data, sources, choosePaint(stream, process.env)));
     } else {
       const target = path.resolve(format.path);
-      await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(target, await renderFormat(format.name, data, sources, choosePaint(undefined, {})));
+      try {
+        await makeDirectory(path.dirname(target));
+        await writeFile(target, await renderFormat(format.name, data, sources, choosePaint(undefined, {})));
+      } catch (error) {
+        // The findings still reach the terminal, and the summary says what happened; the run then exits 2.
+        unwritten.push(`knoc: the ${format.name} report could not be written to \`${format.path}\`: ${(error as Error).message}`);
+      }
     }
+  }
+  if (unwritten.length > 0 && !formats.some((f) => f.name === 'stylish' && f.path === undefined)) {
+    process.stderr.write(await renderFormat('stylish', data, sources, choosePaint(process.stderr, process.env)));
   }
   const paint = choosePaint(process.stderr, process.env);
   const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
@@ -281,6 +298,8 @@ async function report(result: Reported, command: 'build' | 'check', formats: rea
   const baseline = result.baselineWritten ? `; baseline written to ${result.baselineWritten}` : '';
   const line = `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${outcome}${baseline}${warningGate(result, options)}`;
   if (!options.quiet || result.failed) process.stderr.write(`${result.failed ? paint.red(line) : line}\n`);
+  for (const message of unwritten) process.stderr.write(`${paint.red(message)}\n`);
+  return unwritten.length === 0;
 }
 
 /** Why a run with no errors failed: its warnings, by --fail-severity or --max-warnings. Empty otherwise. */

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgainstError } from '../../diff/against-error.js';
@@ -11,6 +11,8 @@ import { renderDiffText } from '../render/diff-text.js';
 import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
+import { checkReportTargets, repositoryPlaces } from '../written-paths.js';
+import { makeDirectory } from '../../model/make-directory.js';
 
 const DIFF_FORMATS = ['stylish', 'json', 'github'] as const;
 type DiffFormat = (typeof DIFF_FORMATS)[number];
@@ -71,6 +73,7 @@ async function runDiff(args: readonly string[]): Promise<number> {
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   checkBaseUrlOption(values['base-url']);
   const formats = parseFormats(values.format);
+  if (formats.some((f) => f.path !== undefined)) checkReportTargets(formats, await repositoryPlaces(values.root, undefined));
   let result: DiffResult;
   try {
     result = await diff({ against: values.against, ...(values.root !== undefined ? { root: values.root } : {}), ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}) });
@@ -82,16 +85,22 @@ async function runDiff(args: readonly string[]): Promise<number> {
     const paint = choosePaint(process.stderr, process.env);
     process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
   }
+  let written = true;
   for (const format of formats) {
     if (format.path === undefined) {
       process.stdout.write(render(format.name, result, choosePaint(process.stdout, process.env)));
     } else {
       const target = path.resolve(format.path);
-      await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(target, render(format.name, result, choosePaint(undefined, {})));
+      try {
+        await makeDirectory(path.dirname(target));
+        await writeFile(target, render(format.name, result, choosePaint(undefined, {})));
+      } catch (error) {
+        process.stderr.write(`knoc: the ${format.name} report could not be written to \`${format.path}\`: ${(error as Error).message}\n`);
+        written = false;
+      }
     }
   }
-  return result.failed ? EXIT.findings : EXIT.ok;
+  return !written ? EXIT.usage : result.failed ? EXIT.findings : EXIT.ok;
 }
 
 function render(format: DiffFormat, result: DiffResult, paint: ReturnType<typeof choosePaint>): string {

@@ -1,0 +1,73 @@
+import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { UsageError } from './command.js';
+import type { FormatSpec } from './formats.js';
+
+/** The places of a repository a run reads and publishes: no report file or cache may go there. */
+export interface RepositoryPlaces {
+  root: string;
+  outDir: string;
+}
+
+/** The output folder of a run (--out, else the config's `out`, else dist/), read only when a check needs it. */
+export async function repositoryPlaces(root: string | undefined, out: string | undefined): Promise<RepositoryPlaces> {
+  const resolvedRoot = path.resolve(root ?? '.');
+  const { resolveOutDir } = await import('../pipeline/out-dir.js');
+  return { root: resolvedRoot, outDir: await resolveOutDir(resolvedRoot, out) };
+}
+
+/**
+ * Refuses a report file (--format NAME=FILE) that would land on something the
+ * run reads or publishes: a source (`.kno`, anything under content/ or specs/,
+ * knoc.config.yaml, the baseline) or in the output folder, or that is a
+ * folder. Checked before anything is built, so a bad target costs nothing; a
+ * device or a pipe (`/dev/stdout`) is written like a file.
+ */
+export function checkReportTargets(formats: readonly FormatSpec[], places: RepositoryPlaces): void {
+  for (const format of formats) {
+    if (format.path === undefined) continue;
+    const target = path.resolve(format.path);
+    const info = statSync(target, { throwIfNoEntry: false });
+    if (info?.isDirectory()) throw new UsageError(`--format ${format.name}=${format.path}: \`${format.path}\` is a folder, expected the path of a file to write`);
+    const clash = clashOf(realLocation(target), places);
+    if (clash) throw new UsageError(`--format ${format.name}=${format.path}: the report would ${clash}; write it somewhere else`);
+  }
+}
+
+/** Refuses a cache folder inside the sources or the output folder, or one that is a file. */
+export function checkCacheDir(cacheDir: string, places: RepositoryPlaces): void {
+  const target = path.resolve(places.root, cacheDir);
+  const info = statSync(target, { throwIfNoEntry: false });
+  if (info && !info.isDirectory()) throw new UsageError(`--cache-dir \`${cacheDir}\` is a file, expected a folder`);
+  const real = realLocation(target);
+  if (real === places.root) throw new UsageError(`--cache-dir \`${cacheDir}\` is the repository itself, expected a folder of its own (default: node_modules/.cache/knoc)`);
+  const clash = clashOf(real, places);
+  if (clash) throw new UsageError(`--cache-dir \`${cacheDir}\`: the cache would ${clash}; name a folder of its own (default: node_modules/.cache/knoc)`);
+}
+
+/** What writing at `file` would disturb, in words, or undefined. */
+function clashOf(file: string, { root, outDir }: RepositoryPlaces): string | undefined {
+  const within = (folder: string) => file === folder || file.startsWith(folder + path.sep);
+  const realOut = realLocation(outDir);
+  if (within(realOut)) return `go into the output folder \`${path.relative(root, outDir) || '.'}\`, which every build replaces`;
+  for (const folder of ['content', 'specs']) if (within(realLocation(path.join(root, folder)))) return `go among the sources in ${folder}/`;
+  if (file.endsWith('.kno')) return 'be a `.kno` file, which a build reads as a source';
+  for (const name of ['knoc.config.yaml', 'knoc-baseline.json']) if (file === realLocation(path.join(root, name))) return `overwrite ${name}`;
+  return undefined;
+}
+
+/** A path with every link resolved as far as it exists: where a write would really go. */
+function realLocation(file: string): string {
+  const missing: string[] = [];
+  let at = path.resolve(file);
+  for (;;) {
+    try {
+      return path.join(realpathSync(at), ...missing.reverse());
+    } catch {
+      const parent = path.dirname(at);
+      if (parent === at) return path.resolve(file);
+      missing.push(path.basename(at));
+      at = parent;
+    }
+  }
+}
