@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KNOC_VERSION } from '../src/model/version.js';
 import { runCli } from './support/run-cli.js';
-import { copyRepo, repoRoot, snapshotTree } from './support/temp-repo.js';
+import { copyRepo, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
 
 const happy = path.join(repoRoot, 'test', 'fixtures', 'build', 'happy');
 
@@ -95,6 +95,23 @@ describe('knoc CLI (real process)', () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr).not.toMatch(STACK);
     expect(run.stderr).not.toContain('hunter2');
+  });
+
+  it('refuses a folder that is not a repository (KNO1020), writing nothing there, not even a cache', () => {
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, 'notes.kno'), 'slug: stray\n');
+    for (const command of ['build', 'check']) {
+      const run = runCli([command, '--root', dir, '--base-url', 'https://agents.example.org']);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`KNO1020  \`${dir}\` holds neither a knoc.config.yaml nor a content/ folder`);
+      expect(run.stderr).not.toMatch(STACK);
+    }
+    expect([...snapshotTree(dir).keys()]).toEqual(['notes.kno']);
+    // A subfolder of a repository is not one either.
+    const root = copyRepo(happy);
+    const inside = runCli(['check', '--format', 'json'], {}, path.join(root, 'content/agent-blueprints'));
+    expect(inside.status).toBe(1);
+    expect(JSON.parse(inside.stdout).diagnostics.map((d: { code: string }) => d.code)).toEqual(['KNO1020']);
   });
 
   it('publishes a plain http: base URL only for the local machine', () => {

@@ -144,6 +144,13 @@ export const catalogue = {
     explanation:
       'A source path appears in every report, in CI annotations and in SARIF. A control character or an invalid byte in a name could rewrite a log line or break those tools; a Windows device name, a reserved character, a trailing dot or two names that differ only in case make a repository that cannot be checked out on Windows or macOS, where the two names are one file. knoc reports such a path and does not read it.',
   },
+  KNO1020: {
+    title: 'No knoc repository',
+    severity: 'error',
+    message: '`{path}` holds neither a knoc.config.yaml nor a content/ folder, expected the root of a knoc repository.',
+    hint: 'Run knoc in the repository’s root folder or pass `--root DIR`; `knoc init` starts a new repository.',
+    explanation: 'A build reads content/**/*.kno and knoc.config.yaml under its root. A folder with neither (a mistyped `--root`, or a subfolder of a repository such as content/agent-blueprints/) would build an empty fleet from nothing, so `knoc build` and `knoc check` stop there, write nothing and make no cache folder.',
+  },
   KNO2001: {
     title: 'Missing `$schema`',
     severity: 'error',

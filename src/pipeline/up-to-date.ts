@@ -20,6 +20,15 @@ export const DEFAULT_CACHE_DIR = 'node_modules/.cache/knoc';
 /** The config file's name at the root (the same as load-config's, which this module must not load). */
 const CONFIG_FILE = 'knoc.config.yaml';
 
+/**
+ * Whether `root` looks like a knoc repository: it has a knoc.config.yaml or a
+ * content/ folder. Anything else (a mistyped --root, a subfolder of a
+ * repository) would build an empty fleet from nothing.
+ */
+export function isRepository(root: string): boolean {
+  return stampOf(path.join(root, CONFIG_FILE)) !== null || stampOf(path.join(root, 'content'))?.dir === true;
+}
+
 /** Options that change how a run is reported or how fast it goes, never what it produces. */
 const REPORTING_ONLY = new Set(['root', 'cacheDir', 'failSeverity', 'maxWarnings', 'jobs', 'write']);
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { BuildOptions, BuildResult } from '../../pipeline/build.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
-import { cacheDirOf, probeIndex } from '../../pipeline/up-to-date.js';
+import { cacheDirOf, isRepository, probeIndex } from '../../pipeline/up-to-date.js';
 import { sweepRetired } from '../../cache/retired-files.js';
 import type { RebuildExplanation } from '../../pipeline/explain.js';
 import { KNOC_VERSION } from '../../model/version.js';
@@ -177,6 +177,14 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     ...(values['update-baseline'] ? { updateBaseline: true } : {}),
     ...(values['sign-key'] !== undefined ? { sign: { keyFile: values['sign-key'], ...(values['key-id'] !== undefined ? { keyId: values['key-id'] } : {}), ...(values.jku !== undefined ? { jku: values.jku } : {}) } } : {}),
   };
+  // Not a repository: say so (KNO1020) and touch nothing, rather than publish an empty fleet or make a cache folder here.
+  const root = path.resolve(values.root ?? '.');
+  if (!isRepository(root)) {
+    const { createDiagnostic } = await import('../../diagnostics/create.js');
+    const diagnostics = [createDiagnostic('KNO1020', { path: values.root ?? '.' })];
+    const none: Reported = { diagnostics, errorCount: 1, warningCount: 0, suppressed: 0, failed: true, agentCount: 0, domainCount: 0, durationMs: 0, root, outDir: root, sources: () => undefined };
+    return (await report(none, command, formats, { quiet: values.quiet === true, failSeverity, maxWarnings })) ? EXIT.findings : EXIT.usage;
+  }
   // What earlier edits replaced is deleted on the thread pool meanwhile (see `retire`).
   const cacheDir = cacheDirOf(options);
   const sweeping = cacheDir ? sweepRetired(cacheDir) : undefined;
