@@ -647,8 +647,8 @@ export const catalogue = {
     title: 'Required field missing',
     severity: 'warning',
     message: 'The card has no {field}; {action}.',
-    hint: 'Replace the placeholder in the blueprint with the real value.',
-    explanation: 'A2A v1.0 requires a name, a description, a version and at least one skill with an id, a name and a description. When a card lacks one, import writes a placeholder so the blueprint builds, and says so here.',
+    hint: 'Check what the message says the blueprint has instead, and give the real value there if import’s choice is not right.',
+    explanation: 'A2A v1.0 requires a name, a description, a version, at least one skill with an id, a name and a description, and interfaces it can call. When a card lacks one, import writes a placeholder or a default, or leaves the part out, so that the blueprint builds, and says which here.',
   },
   KNO7011: {
     title: 'Signatures not carried',
