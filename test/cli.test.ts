@@ -75,6 +75,7 @@ describe('knoc CLI (real process)', () => {
   it.each([
     [['frobnicate'], /unknown command `frobnicate`/],
     [['help', 'frobnicate'], /unknown command `frobnicate`\nRun `knoc --help` for usage/],
+    [['--version', '--bogus'], /unexpected argument `--bogus` after --version/],
     [['build', '--no-such-flag'], /^knoc: unknown option `--no-such-flag`\nRun `knoc build --help` for usage\.\n$/],
     [['check', '--format'], /^knoc: option `--format` needs a value\nRun `knoc check --help` for usage\.\n$/],
     [['build', '--quiet=yes'], /option `--quiet` takes no value/],

@@ -40,6 +40,7 @@ async function run(argv: readonly string[], running: { command?: string }): Prom
     return EXIT.ok;
   }
   if (name === '--version' || name === '-v') {
+    if (rest[0] !== undefined) throw new UsageError(`unexpected argument \`${rest[0]}\` after ${name}`);
     process.stdout.write(`${KNOC_VERSION}\n`);
     return EXIT.ok;
   }
