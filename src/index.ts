@@ -5,7 +5,7 @@ export type { Diagnostic, Position, Range, RelatedLocation, Severity } from './d
 export type { AgentCard, AgentExtension, AgentInterface, AgentSkill } from './project/a2a-types.js';
 export { getAgentsForDomain, getDomainsForAgent, type DomainIndex } from './project/project-domain-index.js';
 export { loadDomainIndex } from './pipeline/load-index.js';
-export { PROVENANCE_URI, FLEET_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from './project/extension-uris.js';
+export { PROVENANCE_URI, FLEET_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from './model/extension-uris.js';
 export { KNOC_VERSION } from './model/version.js';
 export { importCard, type ImportedBlueprint } from './import/import-card.js';
 export { importCards, type ImportOptions, type ImportResult, type WrittenBlueprint } from './import/import-cards.js';

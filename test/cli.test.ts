@@ -36,6 +36,35 @@ describe('knoc CLI (real process)', () => {
     expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
   });
 
+  it('fails a blueprint that declares knoc’s own extensions or one URI twice with exit 1, at each `uri`, leaving dist/ intact', () => {
+    const root = copyRepo(happy);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const before = snapshotTree(path.join(root, 'dist'));
+    const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    const declared = [
+      '  extensions:',
+      '    - uri: https://knoc.dev/extensions/provenance/v1',
+      "      params: { id: 01AAAAAAAAAAAAAAAAAAAAAAAA, digest: 'sha256:0000' }",
+      '    - uri: https://connect.actex.ai/extensions/service-class',
+      '      params: { class: principal }',
+      '    - uri: https://example.org/ext/tracing/v1',
+      '    - uri: https://example.org/ext/tracing/v1',
+      '  skills:',
+    ].join('\n');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^ {2}skills:$/m, declared));
+
+    const run = runCli(['build', '--root', root]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('content/agent-blueprints/drift-sentinel.kno:52:12  error  KNO2024  Extension `https://knoc.dev/extensions/provenance/v1` is knoc’s provenance extension');
+    expect(run.stderr).toContain('content/agent-blueprints/drift-sentinel.kno:54:12  error  KNO2024  Extension `https://connect.actex.ai/extensions/service-class` is the service-class extension');
+    expect(run.stderr).toContain('hint: Remove this entry and set `persona.service_class`');
+    expect(run.stderr).toContain('content/agent-blueprints/drift-sentinel.kno:57:12  error  KNO2025  Extension `https://example.org/ext/tracing/v1` is declared more than once');
+    expect(run.stderr).toContain('related: content/agent-blueprints/drift-sentinel.kno:56:12  First declaration of `https://example.org/ext/tracing/v1`.');
+    expect(run.stderr).toMatch(/3 errors, 0 warnings in \d+ ms; nothing written\n$/);
+    expect(run.stderr).not.toMatch(STACK);
+    expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
+  });
+
   it('reports findings as JSON data with --format json', () => {
     const root = copyRepo(happy);
     const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { acknowledgeBreaks } from '../src/diff/acknowledge.js';
 import { compareCards } from '../src/diff/compare-cards.js';
 import { compareFleets } from '../src/diff/compare-fleets.js';
-import { PROVENANCE_URI } from '../src/project/extension-uris.js';
+import { PROVENANCE_URI } from '../src/model/extension-uris.js';
 
 const req = (schemes: Record<string, string[]>) => ({ schemes: Object.fromEntries(Object.entries(schemes).map(([k, v]) => [k, { list: v }])) });
 const card = (extra: Record<string, unknown> = {}) => ({

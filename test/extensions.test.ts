@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { build } from '../src/pipeline/build.js';
-import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from '../src/project/extension-uris.js';
+import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI, extensionIdentity } from '../src/model/extension-uris.js';
 import { expectValidA2aCard } from './support/a2a-conformance.js';
 import { makeTempDir } from './support/temp-repo.js';
 
@@ -225,5 +225,27 @@ describe('provenance extension', () => {
     expect(await digestNow()).toBe(first);
     writeFileSync(file, stringify({ ...b, version: '1.0.1' }));
     expect(await digestNow()).not.toBe(first);
+  });
+});
+
+describe('extension identity', () => {
+  it.each([
+    ['https://knoc.dev/extensions/provenance/v1', PROVENANCE_URI],
+    ['HTTPS://KNOC.DEV/extensions/provenance/v1', PROVENANCE_URI],
+    ['https://knoc.dev:443/extensions/./provenance/v1', PROVENANCE_URI],
+    ['https://knoc.dev/extensions/%70rovenance/v1', PROVENANCE_URI],
+    ['https://connect.actex.ai/extensions/service-class', SERVICE_CLASS_URI],
+  ])('%s names the same extension as %s', (uri, same) => {
+    expect(extensionIdentity(uri)).toBe(extensionIdentity(same));
+  });
+
+  it.each([
+    ['https://knoc.dev/extensions/provenance/v1/', PROVENANCE_URI],
+    ['https://knoc.dev/extensions/Provenance/v1', PROVENANCE_URI],
+    ['https://knoc.dev/extensions/provenance/v1#x', PROVENANCE_URI],
+    ['https://example.org/a%2Fb', 'https://example.org/a/b'],
+    ['urn:example:bare', 'urn:example:other'],
+  ])('%s names another extension than %s', (uri, other) => {
+    expect(extensionIdentity(uri)).not.toBe(extensionIdentity(other));
   });
 });

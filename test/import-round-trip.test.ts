@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importCards } from '../src/import/import-cards.js';
 import { check } from '../src/pipeline/build.js';
-import { PROVENANCE_URI } from '../src/project/extension-uris.js';
+import { PROVENANCE_URI } from '../src/model/extension-uris.js';
 import { checkA2aCard, expectValidA2aCard } from './support/a2a-conformance.js';
 import { REFERENCE_CARDS_DIR, referenceCardFiles, signingVectorCards } from './support/reference-cards.js';
 import { copyRepo, makeTempDir, repoRoot } from './support/temp-repo.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline/build.js';
 import type { AgentCard } from '../src/project/a2a-types.js';
-import { SERVICE_CLASS_URI } from '../src/project/extension-uris.js';
+import { SERVICE_CLASS_URI } from '../src/model/extension-uris.js';
 import { DIAGRAM_MAX_COLUMN, layoutDiagram } from '../src/render-pages/layout-diagram.js';
 import { TEMPLATES_DIR } from '../src/render-pages/page-templates.js';
 import { safeHref } from '../src/render-pages/safe-href.js';

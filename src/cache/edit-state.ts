@@ -13,7 +13,7 @@ import { TextColumn } from './text-column.js';
 import { writePartsAt } from './write-parts.js';
 import type { RecordedReport } from './stat-index.js';
 import type { AgentCard } from '../project/a2a-types.js';
-import { SERVICE_CLASS_URI } from '../project/extension-uris.js';
+import { SERVICE_CLASS_URI } from '../model/extension-uris.js';
 import { makeDirectorySync } from '../model/make-directory.js';
 
 const MAGIC = Buffer.from('KNOCEDIT');

@@ -246,6 +246,22 @@ export const catalogue = {
     hint: 'Rename one of the skills; clients select skills by id.',
     explanation: 'Skill ids are unique within an agent card, and pricing keys refer to them.',
   },
+  KNO2024: {
+    title: 'Extension knoc writes itself',
+    severity: 'error',
+    message: 'Extension `{uri}` is {owner}, expected an extension that knoc does not write itself.',
+    hint: 'Remove this entry: knoc writes the provenance and fleet extensions itself, and builds the service-class and settlement extensions from `persona.service_class` and `a2a_projection.settlement`.',
+    explanation:
+      'knoc writes four extensions on cards: service-class (from `persona.service_class`), settlement (from `a2a_projection.settlement`), its provenance extension (the blueprint’s ULID and digest, on every card) and its fleet extension (on the fleet card). A client looks an extension up by its URI and reads one entry, so a declared copy would forge the provenance or contradict the declared class or prices, depending on which entry it reads first. URIs are compared as a URL parser reads them, so a change of case in the scheme or host is the same URI.',
+  },
+  KNO2025: {
+    title: 'Duplicate extension URI',
+    severity: 'error',
+    message: 'Extension `{uri}` is declared more than once in `a2a_projection.extensions`, expected each URI once.',
+    hint: 'Merge the entries into one: clients look an extension up by its URI and read only one of them.',
+    explanation:
+      'An extension is identified by its URI, and A2A clients find the one they support by that URI. With two entries for one URI, which `params` and which `required` apply depends on the client, so the card is ambiguous; knoc refuses it rather than publish it. URIs are compared as a URL parser reads them, so a change of case in the scheme or host is the same URI.',
+  },
   KNO2030: {
     title: 'Invalid spec entity',
     severity: 'error',

@@ -1,5 +1,5 @@
 import { isRecord } from '../model/guards.js';
-import { PROVENANCE_URI } from '../project/extension-uris.js';
+import { PROVENANCE_URI } from '../model/extension-uris.js';
 
 /** Scheme name -> required scopes: one alternative of a security requirement list. */
 export type Requirement = ReadonlyMap<string, readonly string[]>;

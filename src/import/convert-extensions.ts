@@ -1,5 +1,5 @@
 import { isRecord } from '../model/guards.js';
-import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from '../project/extension-uris.js';
+import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from '../model/extension-uris.js';
 import { describeValue, type ImportContext } from './import-context.js';
 import { childOf, isAbsoluteUrl, reportUnknownKeys } from './read-values.js';
 

@@ -1,7 +1,7 @@
 import type { Entity } from '../model/entity.js';
 import { arrayOr, dig, isRecord } from '../model/guards.js';
 import type { AgentExtension } from './a2a-types.js';
-import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from './extension-uris.js';
+import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from '../model/extension-uris.js';
 import { inferServiceClass } from './infer-service-class.js';
 
 /** Build-wide settings the extensions depend on. */

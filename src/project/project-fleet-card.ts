@@ -3,7 +3,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { FleetConfig } from '../model/config.js';
 import type { SomeBytes } from '../model/deferred-bytes.js';
 import type { AgentCard, AgentSkill } from './a2a-types.js';
-import { FLEET_URI } from './extension-uris.js';
+import { FLEET_URI } from '../model/extension-uris.js';
 
 /** A published agent card with where it lives and the sha256 of its bytes. */
 export interface PublishedCard {

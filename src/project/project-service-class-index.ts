@@ -1,5 +1,5 @@
 import type { AgentCard } from './a2a-types.js';
-import { SERVICE_CLASS_URI } from './extension-uris.js';
+import { SERVICE_CLASS_URI } from '../model/extension-uris.js';
 import type { DECLARED_SERVICE_CLASSES } from './infer-service-class.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { AgentCard } from '../project/a2a-types.js';
-import { SERVICE_CLASS_URI } from '../project/extension-uris.js';
+import { SERVICE_CLASS_URI } from '../model/extension-uris.js';
 
 /** One service class as a page shows it. */
 export interface ServiceClassView {

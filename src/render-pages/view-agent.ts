@@ -2,7 +2,7 @@ import { stringField, type Entity } from '../model/entity.js';
 import { arrayOr, dig, isRecord } from '../model/guards.js';
 import { stableJson } from '../model/stable-json.js';
 import type { AgentCard } from '../project/a2a-types.js';
-import { PROVENANCE_URI } from '../project/extension-uris.js';
+import { PROVENANCE_URI } from '../model/extension-uris.js';
 import type { PublishedCard } from '../project/project-fleet-card.js';
 import { linkOf, safeHref, type LinkView } from './safe-href.js';
 import { serviceClassesOf, type ServiceClassView } from './service-classes.js';
