@@ -5,10 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REFERENCE_CARDS_DIR } from './support/reference-cards.js';
 import { runCli } from './support/run-cli.js';
-import { makeTempDir } from './support/temp-repo.js';
+import { makeTempDir, repoRoot } from './support/temp-repo.js';
 
 const V03_SAMPLE = path.join(REFERENCE_CARDS_DIR, 'a2aproject__A2A__docs_specification.md__sec5.7-sample__v0.3.0.json');
 const STACK = /^\s+at .+:\d+:\d+\)?$/m;
+const IMPORT_FIXTURES = path.join(repoRoot, 'test/fixtures/import');
 
 describe('knoc import (real process)', () => {
   it('converts the v0.3 spec sample field by field', () => {
@@ -128,6 +129,30 @@ describe('knoc import (real process)', () => {
     expect(existsSync(path.join(root, 'content/agent-blueprints/geospatial-route-planner-agent.kno'))).toBe(false);
     // The repository still builds: no second blueprint with the same slug was written.
     expect(runCli(['check', '--root', root, '--base-url', 'https://agents.example.org']).status).toBe(0);
+  });
+
+  it('imports cards carrying knoc’s own extensions, misfitting or repeated, and a knoc fleet card into blueprints that build', () => {
+    const root = makeTempDir();
+    const cards = ['KNO7018-fleet-card', 'KNO7018-settlement-unknown-skill', 'KNO7023-duplicate-extension-uri'].map((name) => path.join(IMPORT_FIXTURES, name, 'card.json'));
+    const run = runCli(['import', ...cards, '--root', root]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain('3 blueprints written from 3 cards, 0 errors, 5 warnings');
+
+    const build = runCli(['build', '--root', root, '--base-url', 'https://agents.example.org']);
+    expect(build.status, build.stderr).toBe(0);
+    const uris = (slug: string) =>
+      (JSON.parse(readFileSync(path.join(root, 'dist/agents', slug, '.well-known/agent-card.json'), 'utf8')).capabilities.extensions as { uri: string; params: unknown }[]).map((e) => [e.uri, e.params]);
+    expect(uris('example-org-agent-fleet').map(([uri]) => uri)).toEqual(['https://knoc.dev/extensions/provenance/v1']);
+    expect(uris('market-pulse').map(([uri]) => uri)).toEqual(['https://knoc.dev/extensions/provenance/v1']);
+    // The first entry of each URI, the one a client reads, is what the rebuilt card carries; the forged provenance is gone.
+    const traceDesk = uris('trace-desk');
+    expect(traceDesk.slice(0, 2)).toEqual([
+      ['https://connect.actex.ai/extensions/service-class', { class: 'utility' }],
+      ['https://example.org/ext/tracing/v1', { sampling: 0.1 }],
+    ]);
+    expect(traceDesk).toHaveLength(3);
+    expect(traceDesk[2]![0]).toBe('https://knoc.dev/extensions/provenance/v1');
+    expect(traceDesk[2]![1]).not.toMatchObject({ id: '01AAAAAAAAAAAAAAAAAAAAAAAA' });
   });
 
   it('gives each import a fresh ULID', () => {

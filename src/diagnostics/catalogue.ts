@@ -716,11 +716,11 @@ export const catalogue = {
     explanation: 'Skill ids are unique within a card, and settlement prices and clients refer to skills by id. A second skill with the same id cannot be told apart from the first.',
   },
   KNO7018: {
-    title: 'knoc extension kept as declared',
+    title: 'knoc extension not carried',
     severity: 'warning',
-    message: 'Extension `{uri}` {problem}; the blueprint lists it under `a2a_projection.extensions` as it is.',
-    hint: 'Move it to the blueprint field knoc builds it from (`persona.service_class` or `a2a_projection.settlement`) once it fits.',
-    explanation: 'knoc builds the service-class and settlement extensions from blueprint fields. Import maps them back when their params fit those fields; otherwise it keeps the extension as declared so nothing is lost.',
+    message: 'Extension `{uri}` {problem}, so the blueprint does not carry it.',
+    hint: 'Set the blueprint field knoc builds it from (`persona.service_class` or `a2a_projection.settlement`) by hand, in a form that fits it.',
+    explanation: 'knoc writes the service-class, settlement and fleet extensions on cards itself, and a blueprint may not declare them (KNO2024). Import maps the service-class and settlement extensions back to `persona.service_class` and `a2a_projection.settlement` when their params fit those fields; otherwise, and for a fleet card’s fleet extension, it leaves the extension out and says so here, so the blueprint still builds.',
   },
   KNO7019: {
     title: 'Slug already taken',
@@ -749,6 +749,13 @@ export const catalogue = {
     message: 'A card the base’s manifest lists cannot be used: {detail}.',
     hint: 'Compare against a complete build (`knoc verify DIR` checks one), or against the sources it was built from.',
     explanation: 'When `--against` names an output folder, `knoc diff` reads the agent cards its manifest.json lists. A card that is missing or not JSON is left out of the comparison, so that agent shows up as added.',
+  },
+  KNO7023: {
+    title: 'Extension URI used twice',
+    severity: 'warning',
+    message: 'Extension `{uri}` is declared by an earlier entry too; the blueprint leaves this one out.',
+    hint: 'If the agent means this entry rather than the first, write its values into the blueprint by hand in place of the first one’s.',
+    explanation: 'An extension is identified by its URI, and a blueprint declares each URI once (KNO2025): clients look an extension up by its URI and read one entry. Import keeps the first entry of a URI, the one such a client reads, and leaves out the rest. URIs are compared as a URL parser reads them, so a change of case in the scheme or host is the same URI.',
   },
   KNO8001: {
     title: 'File already exists',

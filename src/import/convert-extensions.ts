@@ -1,5 +1,5 @@
 import { isRecord } from '../model/guards.js';
-import { PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI } from '../model/extension-uris.js';
+import { FLEET_URI, PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI, extensionIdentity } from '../model/extension-uris.js';
 import { describeValue, type ImportContext } from './import-context.js';
 import { childOf, isAbsoluteUrl, reportUnknownKeys } from './read-values.js';
 
@@ -17,10 +17,17 @@ const SERVICE_CLASSES = new Set(['utility', 'principal', 'ephemeral']);
 const PRICING_MODELS = new Set(['per-request', 'per-unit', 'per-minute', 'negotiable']);
 const EXTENSION_KEYS = new Set(['uri', 'description', 'required', 'params']);
 
+const SERVICE_CLASS = extensionIdentity(SERVICE_CLASS_URI);
+const SETTLEMENT = extensionIdentity(SETTLEMENT_URI);
+const PROVENANCE = extensionIdentity(PROVENANCE_URI);
+const FLEET = extensionIdentity(FLEET_URI);
+
 /**
  * Maps knoc's own extensions back to the blueprint fields they are built from,
  * drops the provenance extension (every build writes a new one) and keeps every
- * other extension as declared, `params` untouched.
+ * other extension as declared, `params` untouched. A blueprint may not declare
+ * an extension knoc writes (KNO2024) nor one URI twice (KNO2025), so a knoc
+ * extension that fits no field, and every repeat of a URI, is left out.
  */
 export function convertExtensions(value: unknown, pointer: string, skillIds: ReadonlySet<string>, ctx: ImportContext): ConvertedExtensions {
   const result: ConvertedExtensions = { declared: [] };
@@ -29,33 +36,37 @@ export function convertExtensions(value: unknown, pointer: string, skillIds: Rea
     ctx.report('KNO7009', { key: 'extensions', found: describeValue(value), expected: 'a list of extensions' }, pointer);
     return result;
   }
+  const seen = new Set<string>();
   value.forEach((item, index) => {
     const at = childOf(pointer, index);
     const extension = readExtension(item, at, ctx);
     if (!extension) return;
     const { uri } = extension;
-    if (uri === PROVENANCE_URI) return;
-    if (uri === SERVICE_CLASS_URI && result.serviceClass === undefined) {
-      const problem = serviceClassProblem(extension);
-      if (problem === undefined) {
-        result.serviceClass = (extension.params as Record<string, unknown>).class as string;
-        return;
-      }
-      ctx.report('KNO7018', { uri, problem }, at);
-    } else if (uri === SETTLEMENT_URI && result.settlement === undefined) {
-      const settlement = toSettlement(extension, skillIds);
-      if (typeof settlement !== 'string') {
-        result.settlement = settlement;
-        return;
-      }
-      ctx.report('KNO7018', { uri, problem: settlement }, at);
+    const identity = extensionIdentity(uri);
+    if (identity === PROVENANCE) return;
+    if (seen.has(identity)) {
+      ctx.report('KNO7023', { uri }, childOf(at, 'uri'));
+      return;
     }
-    result.declared.push(extension);
+    seen.add(identity);
+    if (identity === SERVICE_CLASS) {
+      const problem = serviceClassProblem(extension);
+      if (problem === undefined) result.serviceClass = (extension.params as Record<string, unknown>).class as string;
+      else ctx.report('KNO7018', { uri, problem }, at);
+    } else if (identity === SETTLEMENT) {
+      const settlement = toSettlement(extension, skillIds);
+      if (typeof settlement !== 'string') result.settlement = settlement;
+      else ctx.report('KNO7018', { uri, problem: settlement }, at);
+    } else if (identity === FLEET) {
+      ctx.report('KNO7018', { uri, problem: 'lists the agents of a knoc fleet card' }, at, 'value', 'Import the fleet’s agent cards instead; knoc writes the fleet extension on the fleet card it builds from them.');
+    } else {
+      result.declared.push(extension);
+    }
   });
   return result;
 }
 
-function readExtension(item: unknown, pointer: string, ctx: ImportContext): Record<string, unknown> | undefined {
+function readExtension(item: unknown, pointer: string, ctx: ImportContext): (Record<string, unknown> & { uri: string }) | undefined {
   if (!isRecord(item)) {
     ctx.report('KNO7009', { key: 'extension', found: describeValue(item), expected: 'an object with `uri`' }, pointer);
     return undefined;
@@ -69,7 +80,7 @@ function readExtension(item: unknown, pointer: string, ctx: ImportContext): Reco
     ctx.report('KNO7006', { url: item.uri, action: 'the blueprint leaves this extension out' }, childOf(pointer, 'uri'));
     return undefined;
   }
-  const out: Record<string, unknown> = { uri: item.uri };
+  const out: Record<string, unknown> & { uri: string } = { uri: item.uri };
   for (const [key, ok, expected] of [
     ['description', typeof item.description === 'string', 'a string'],
     ['required', typeof item.required === 'boolean', '`true` or `false`'],
