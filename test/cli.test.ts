@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KNOC_VERSION } from '../src/model/version.js';
@@ -142,6 +142,15 @@ describe('knoc CLI (real process)', () => {
     const inside = runCli(['check', '--format', 'json'], {}, path.join(root, 'content/agent-blueprints'));
     expect(inside.status).toBe(1);
     expect(JSON.parse(inside.stdout).diagnostics.map((d: { code: string }) => d.code)).toEqual(['KNO1020']);
+  });
+
+  it('reports a config under a name knoc does not read (KNO2040 on knoc.config.yml) instead of building without it', () => {
+    const root = copyRepo(happy);
+    renameSync(path.join(root, 'knoc.config.yaml'), path.join(root, 'knoc.config.yml'));
+    const run = runCli(['check', '--root', root, '--format', 'json']);
+    expect(run.status).toBe(1);
+    const found = JSON.parse(run.stdout).diagnostics.filter((d: { code: string }) => d.code === 'KNO2040');
+    expect(found).toEqual([expect.objectContaining({ file: 'knoc.config.yml', message: expect.stringContaining('knoc reads its settings from knoc.config.yaml, and there is none'), hint: 'Rename `knoc.config.yml` to knoc.config.yaml (in YAML).' })]);
   });
 
   it('publishes a plain http: base URL only for the local machine', () => {

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { createDiagnostic } from '../diagnostics/create.js';
 import { discover, readRepositoryFile, type Discovery } from '../discover/discover.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { DEFAULT_LIMITS, limitsFrom, type ParseLimits } from '../model/limits.js';
@@ -20,8 +22,17 @@ export interface ConfigRead {
  */
 export function readConfigFile(root: string): ConfigRead {
   const read = readRepositoryFile(CONFIG_FILE, path.join(root, CONFIG_FILE));
-  if ('missing' in read) return { diagnostics: [] };
+  if ('missing' in read) return { diagnostics: misnamedConfig(root) };
   return 'source' in read ? { source: read.source, diagnostics: [] } : { diagnostics: [read.diagnostic] };
+}
+
+/** Names people give the config file that knoc does not read: without this finding, their settings would silently not apply. */
+const MISNAMED = ['knoc.config.yml', 'knoc.config.json', 'knoc.yaml', 'knoc.yml'];
+
+function misnamedConfig(root: string): Diagnostic[] {
+  const found = MISNAMED.find((name) => existsSync(path.join(root, name)));
+  if (found === undefined) return [];
+  return [createDiagnostic('KNO2040', { detail: `knoc reads its settings from ${CONFIG_FILE}, and there is none; \`${found}\` is not read` }, { file: found, hint: `Rename \`${found}\` to ${CONFIG_FILE} (in YAML).` })];
 }
 
 /** The parse limits a config file sets; its own problems are reported when it is compiled. */
