@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { catalogue } from '../src/diagnostics/catalogue.js';
 import { REFERENCE_CARDS_DIR } from './support/reference-cards.js';
 import { runCli } from './support/run-cli.js';
 import { makeTempDir, repoRoot } from './support/temp-repo.js';
@@ -153,6 +154,63 @@ describe('knoc import (real process)', () => {
     expect(traceDesk).toHaveLength(3);
     expect(traceDesk[2]![0]).toBe('https://knoc.dev/extensions/provenance/v1');
     expect(traceDesk[2]![1]).not.toMatchObject({ id: '01AAAAAAAAAAAAAAAAAAAAAAAA' });
+  });
+
+  it('reports card keys named like Object.prototype members as keys it does not carry, and writes a blueprint that builds', () => {
+    const root = makeTempDir();
+    const names = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'];
+    const keys = names.map((name) => `"${name}": 1`).join(', ');
+    // Written as text: an object literal would take `__proto__` as its prototype, not as a key.
+    const card = path.join(root, 'card.json');
+    writeFileSync(card, `{
+  "name": "Zed", "description": "d", "version": "1.0.0", ${keys},
+  "capabilities": { ${keys} },
+  "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+  "skills": [{ "id": "s", "name": "s", "description": "d", "tags": ["t"] }],
+  "supportedInterfaces": [{ "url": "https://a.example/x", "protocolBinding": "JSONRPC", "protocolVersion": "1.0" }]
+}
+`);
+    const run = runCli(['import', card, '--root', root, '--format', 'json']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout);
+    const unknown = report.diagnostics.filter((d: { code: string }) => d.code === 'KNO7003');
+    expect(unknown.map((d: { pointer: string }) => d.pointer).sort()).toEqual([...names.map((n) => `/${n}`), ...names.map((n) => `/capabilities/${n}`)].sort());
+    for (const diagnostic of unknown) expect(diagnostic.hint).toBe(catalogue.KNO7003.hint);
+    expect(report.written).toEqual([{ card, slug: 'zed', path: 'content/agent-blueprints/zed.kno' }]);
+    expect(runCli(['check', '--root', root, '--base-url', 'https://agents.example.org']).status).toBe(0);
+  });
+
+  it('reads card values named like Object.prototype members as data: modes, v0.3 scheme types, a `__proto__` scheme', () => {
+    const root = makeTempDir();
+    const card = path.join(root, 'card.json');
+    writeFileSync(card, `{
+  "name": "Zed", "description": "d", "version": "1.0.0", "capabilities": {},
+  "defaultInputModes": ["text/plain", "constructor"], "defaultOutputModes": ["toString", "text/plain"],
+  "skills": [{ "id": "s", "name": "s", "description": "d", "tags": ["t"] }],
+  "supportedInterfaces": [{ "url": "https://a.example/x", "protocolBinding": "JSONRPC", "protocolVersion": "1.0" }],
+  "securitySchemes": { "odd": { "type": "constructor" }, "__proto__": { "httpAuthSecurityScheme": { "scheme": "bearer" } } },
+  "security": [{ "__proto__": [] }]
+}
+`);
+    const run = runCli(['import', card, '--root', root, '--format', 'json']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.diagnostics.map((d: { code: string; pointer: string; message: string }) => `${d.code} ${d.pointer} ${d.message}`)).toEqual([
+      'KNO7004 /defaultInputModes/1 Mode `constructor` is not a MIME type; the blueprint leaves it out.',
+      'KNO7004 /defaultOutputModes/0 Mode `toString` is not a MIME type; the blueprint leaves it out.',
+      'KNO7013 /securitySchemes/odd/type Security scheme `odd` has type `constructor`, which A2A does not define, so the blueprint does not carry it.',
+      'KNO7013 /securitySchemes/__proto__ Security scheme `__proto__` has a name that .kno files reserve, so the blueprint does not carry it.',
+      // Not `{}`, which would be the anonymous alternative: the requirement is left out.
+      'KNO7014 /security/0 A security requirement names `__proto__`, which no carried scheme declares, so the blueprint does not carry it.',
+    ]);
+    const projection = parse(readFileSync(path.join(root, 'content/agent-blueprints/zed.kno'), 'utf8')).a2a_projection;
+    expect(projection.default_input_modes).toEqual(['text/plain']);
+    expect(projection.default_output_modes).toEqual(['text/plain']);
+    expect(projection.security_schemes).toBeUndefined();
+    expect(projection.security_requirements).toBeUndefined();
+    expect(runCli(['check', '--root', root, '--base-url', 'https://agents.example.org']).status).toBe(0);
   });
 
   it('gives each import a fresh ULID', () => {

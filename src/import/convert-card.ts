@@ -20,9 +20,9 @@ const CARD_KEYS = new Set([
   'protocolVersion', 'url', 'preferredTransport', 'additionalInterfaces', 'security', 'supportsAuthenticatedExtendedCard',
 ]);
 const CAPABILITY_KEYS = new Set(['streaming', 'pushNotifications', 'extendedAgentCard', 'extensions']);
-const CAPABILITY_HINTS: Record<string, string> = {
-  stateTransitionHistory: 'A2A v1.0 has no `stateTransitionHistory` capability; nothing replaces it in the card.',
-};
+const CAPABILITY_HINTS = new Map([
+  ['stateTransitionHistory', 'A2A v1.0 has no `stateTransitionHistory` capability; nothing replaces it in the card.'],
+]);
 
 /** A converted card: the blueprint's data in the order it is written, and its slug. */
 export interface ConvertedCard {

@@ -1,4 +1,4 @@
-import { isRecord } from '../model/guards.js';
+import { isRecord, setOwn } from '../model/guards.js';
 import { FLEET_URI, PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI, extensionIdentity } from '../model/extension-uris.js';
 import { describeValue, type ImportContext } from './import-context.js';
 import { childOf, isAbsoluteUrl, reportUnknownKeys } from './read-values.js';
@@ -122,7 +122,7 @@ function toSettlement(extension: Record<string, unknown>, skillIds: ReadonlySet<
     if (typeof baseTokens !== 'number' || !(baseTokens > 0)) return `has a price for \`${skill}\` without positive \`baseTokens\``;
     if (typeof model !== 'string' || !PRICING_MODELS.has(model)) return `has a price for \`${skill}\` whose \`model\` is not per-request, per-unit, per-minute or negotiable`;
     if (currency !== undefined && (typeof currency !== 'string' || currency === '')) return `has a price for \`${skill}\` whose \`currency\` is not a string`;
-    prices[skill] = { base_tokens: baseTokens, model, ...(currency !== undefined ? { currency } : {}) };
+    setOwn(prices, skill, { base_tokens: baseTokens, model, ...(currency !== undefined ? { currency } : {}) });
   }
   if (extension.required !== undefined && typeof extension.required !== 'boolean') return 'has a `required` that is not a boolean';
   return {

@@ -9,7 +9,7 @@ export interface BlueprintInterface {
   tenant?: string;
 }
 
-const BINDINGS: Readonly<Record<string, string>> = { JSONRPC: 'JSONRPC', 'JSON-RPC': 'JSONRPC', GRPC: 'GRPC', 'HTTP+JSON': 'HTTP+JSON', REST: 'HTTP+JSON' };
+const BINDINGS: ReadonlyMap<string, string> = new Map([['JSONRPC', 'JSONRPC'], ['JSON-RPC', 'JSONRPC'], ['GRPC', 'GRPC'], ['HTTP+JSON', 'HTTP+JSON'], ['REST', 'HTTP+JSON']]);
 const V1_KEYS = new Set(['url', 'protocolBinding', 'protocolVersion', 'tenant']);
 const V03_KEYS = new Set(['url', 'transport']);
 
@@ -88,7 +88,7 @@ function readInterface(item: unknown, pointer: string, bindingKey: string, known
     return undefined;
   }
   const declared = item[bindingKey];
-  let binding = typeof declared === 'string' ? BINDINGS[declared.trim().toUpperCase()] : undefined;
+  let binding = typeof declared === 'string' ? BINDINGS.get(declared.trim().toUpperCase()) : undefined;
   if (binding === undefined && typeof declared === 'string' && declared.trim() !== '') {
     // Another transport (a WebSocket, SSE): calling it as HTTP+JSON would be wrong, so it is not carried.
     const field = `protocol binding A2A defines (\`JSONRPC\`, \`GRPC\`, \`HTTP+JSON\`) for \`${url}\` (it has \`${declared}\`)`;

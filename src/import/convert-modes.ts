@@ -1,15 +1,15 @@
 import { childOf } from './read-values.js';
 import { describeValue, type ImportContext } from './import-context.js';
 
-/** The media type shorthand modes stand for; anything else that is not a MIME type is dropped. */
-const MODE_ALIASES: Readonly<Record<string, string>> = {
-  text: 'text/plain',
-  json: 'application/json',
-  markdown: 'text/markdown',
-  html: 'text/html',
-  csv: 'text/csv',
-  xml: 'application/xml',
-};
+/** The media type shorthand modes stand for; anything else that is not a MIME type is dropped. A Map, so a mode such as `constructor` finds nothing. */
+const MODE_ALIASES: ReadonlyMap<string, string> = new Map([
+  ['text', 'text/plain'],
+  ['json', 'application/json'],
+  ['markdown', 'text/markdown'],
+  ['html', 'text/html'],
+  ['csv', 'text/csv'],
+  ['xml', 'application/xml'],
+]);
 
 /** The blueprint schema's MIME pattern: `type/subtype`, optionally with parameters. */
 const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9*][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
@@ -35,7 +35,7 @@ export function convertModes(record: Record<string, unknown>, key: string, point
     }
     let written = mode;
     if (!MIME.test(mode)) {
-      const alias = MODE_ALIASES[mode.trim().toLowerCase()];
+      const alias = MODE_ALIASES.get(mode.trim().toLowerCase());
       ctx.report('KNO7004', { mode, action: alias ? `the blueprint has \`${alias}\`` : 'the blueprint leaves it out' }, at);
       if (!alias) return;
       written = alias;

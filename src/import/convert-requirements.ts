@@ -1,4 +1,4 @@
-import { isRecord } from '../model/guards.js';
+import { isRecord, setOwn } from '../model/guards.js';
 import { describeValue, type ImportContext } from './import-context.js';
 import { childOf, reportUnknownKeys } from './read-values.js';
 
@@ -45,7 +45,7 @@ function readV1(item: unknown, pointer: string, ctx: ImportContext): BlueprintRe
       ctx.report('KNO7014', { problem: `gives \`${name}\` scopes that are not \`{"list": [strings]}\`` }, childOf(schemesPointer, name));
       return undefined;
     }
-    requirement[name] = [...(list as string[])];
+    setOwn(requirement, name, [...(list as string[])]);
   }
   return requirement;
 }
@@ -61,7 +61,7 @@ function readV03(item: unknown, pointer: string, ctx: ImportContext): BlueprintR
       ctx.report('KNO7014', { problem: `gives \`${name}\` scopes that are not a list of strings` }, childOf(pointer, name));
       return undefined;
     }
-    requirement[name] = [...(scopes as string[])];
+    setOwn(requirement, name, [...(scopes as string[])]);
   }
   return requirement;
 }

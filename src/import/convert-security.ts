@@ -29,14 +29,14 @@ const FLOWS: Readonly<Record<string, Shape>> = {
   password: { fields: { tokenUrl: 'url', refreshUrl: 'url', scopes: 'scopes' }, required: [] },
 };
 
-/** v0.3 `type:` values and the v1.0 wrapper each becomes. */
-const V03_TYPES: Readonly<Record<string, string>> = {
-  apiKey: 'apiKeySecurityScheme',
-  http: 'httpAuthSecurityScheme',
-  oauth2: 'oauth2SecurityScheme',
-  openIdConnect: 'openIdConnectSecurityScheme',
-  mutualTLS: 'mtlsSecurityScheme',
-};
+/** v0.3 `type:` values and the v1.0 wrapper each becomes; a Map, so a type such as `constructor` finds nothing. */
+const V03_TYPES: ReadonlyMap<string, string> = new Map([
+  ['apiKey', 'apiKeySecurityScheme'],
+  ['http', 'httpAuthSecurityScheme'],
+  ['oauth2', 'oauth2SecurityScheme'],
+  ['openIdConnect', 'openIdConnectSecurityScheme'],
+  ['mutualTLS', 'mtlsSecurityScheme'],
+]);
 
 /**
  * `securitySchemes` (v1.0 one-key wrappers or v0.3 `type:` objects) as the
@@ -58,6 +58,11 @@ export function convertSecuritySchemes(value: unknown, pointer: string, ctx: Imp
 }
 
 function convertScheme(name: string, scheme: unknown, pointer: string, ctx: ImportContext): Record<string, unknown> | undefined {
+  if (name === '__proto__') {
+    // A .kno file refuses this key (KNO1016), so a blueprint that declared the scheme would not build.
+    ctx.report('KNO7013', { scheme: name, problem: 'has a name that .kno files reserve' }, pointer, 'key', 'Declare the scheme by hand under another name, and the requirements that use it.');
+    return undefined;
+  }
   if (!isRecord(scheme)) {
     ctx.report('KNO7013', { scheme: name, problem: `is ${describeValue(scheme)}, not an object` }, pointer);
     return undefined;
@@ -77,7 +82,7 @@ function convertScheme(name: string, scheme: unknown, pointer: string, ctx: Impo
 /** A v0.3 scheme: `type` picks the wrapper, `in` becomes `location`. */
 function convertV03Scheme(name: string, scheme: Record<string, unknown>, pointer: string, ctx: ImportContext): Record<string, unknown> | undefined {
   const type = scheme.type as string;
-  const wrapper = V03_TYPES[type];
+  const wrapper = V03_TYPES.get(type);
   if (wrapper === undefined) {
     ctx.report('KNO7013', { scheme: name, problem: `has type \`${type}\`, which A2A does not define` }, childOf(pointer, 'type'));
     return undefined;

@@ -8,10 +8,14 @@ export function childOf(pointer: string, key: string | number): string {
   return joinPointer([...splitPointer(pointer), key]);
 }
 
-/** Reports every key of `record` outside `known` (KNO7003); `where` names the object in the message. */
-export function reportUnknownKeys(record: Record<string, unknown>, known: ReadonlySet<string>, pointer: string, where: string, ctx: ImportContext, hints: Readonly<Record<string, string>> = {}): void {
+/**
+ * Reports every key of `record` outside `known` (KNO7003); `where` names the
+ * object in the message. `hints` replace the catalogue hint for the keys they
+ * name, read as own properties: a card key such as `constructor` is data.
+ */
+export function reportUnknownKeys(record: Record<string, unknown>, known: ReadonlySet<string>, pointer: string, where: string, ctx: ImportContext, hints: ReadonlyMap<string, string> = new Map()): void {
   for (const key of Object.keys(record)) {
-    if (!known.has(key)) ctx.report('KNO7003', { key, where }, childOf(pointer, key), 'key', hints[key]);
+    if (!known.has(key)) ctx.report('KNO7003', { key, where }, childOf(pointer, key), 'key', hints.get(key));
   }
 }
 
