@@ -113,6 +113,27 @@ describe('reports cannot be rewritten by what they quote', () => {
     expect(printableLine('one\ntwo\rthree')).toBe('one\\u{a}two\\u{d}three');
   });
 
+  it('escapes them alike in stylish, github and junit reports of the real CLI', () => {
+    const root = copyRepo(repoRoot);
+    // The YAML escapes put a raw ESC and U+202E into the key, and so into the message that names it.
+    edit(root, BLUEPRINT, (t) => t.replace(/^budget_override:\n/m, 'budget_override:\n  "x\\u001b[2Jy\\u202ez": 1\n'));
+    const shown = 'x\\u{1b}[2Jy\\u{202e}z';
+    // eslint-disable-next-line no-control-regex -- the raw characters are what must not appear
+    const raw = /[\u001b\u202e]/;
+    const stylish = runCli(['check', '--root', root, '--no-cache']);
+    expect(stylish.status).toBe(1);
+    expect(stylish.stderr).toContain(`KNO2004  Unknown property \`${shown}\``);
+    const github = runCli(['check', '--root', root, '--no-cache', '--format', 'github']);
+    expect(github.stdout).toContain(`::Unknown property \`${shown}\``);
+    expect(github.stdout).toContain(`%0AHint: Remove \`${shown}\``);
+    expect(github.stdout).not.toMatch(raw);
+    const junit = runCli(['check', '--root', root, '--no-cache', '--format', 'junit']);
+    expect(junit.stdout).toContain(`message="Unknown property \`${shown}\``);
+    expect(junit.stdout).toContain(`hint: Remove \`${shown}\``);
+    expect(junit.stdout).not.toMatch(raw);
+    expect(junit.stdout).not.toContain('\uFFFD');
+  });
+
   it('cuts a very long line to a window around the finding', () => {
     const text = `a: ${'x'.repeat(100_000)}bad${'y'.repeat(100_000)}\n`;
     const column = 4 + 100_000;

@@ -1,20 +1,22 @@
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { printableLine } from './printable.js';
 import type { Report } from './report.js';
 import { location } from './stylish.js';
 
-/** JUnit XML: a test suite per file with findings, a test case per finding; findings that fail the run are failures. */
+/** JUnit XML: a test suite per file with findings, a test case per finding; findings that fail the run are failures. Control characters are shown as `\u{..}`, as in stylish. */
 export function renderJunit(report: Report): string {
   const failing = (d: Diagnostic) => d.severity === 'error' || (report.failSeverity === 'warning' && d.severity === 'warning');
   const byFile = new Map<string, Diagnostic[]>();
   for (const d of report.diagnostics) {
-    const file = d.file ?? 'knoc';
+    const file = d.file === undefined ? 'knoc' : printableLine(d.file);
     byFile.set(file, [...(byFile.get(file) ?? []), d]);
   }
   const suites = [...byFile].map(([file, found]) => {
     const cases = found.map((d) => {
       const name = `${d.code} ${d.range ? `${d.range.start.line}:${d.range.start.column}` : ''}`.trim();
-      const detail = `${location(d.file, d.range)}  ${d.severity}  ${d.code}  ${d.message}${d.hint ? `\nhint: ${d.hint}` : ''}`;
-      const body = failing(d) ? `<failure type="${d.code}" message="${xml(d.message)}">${xml(detail)}</failure>` : `<system-out>${xml(detail)}</system-out>`;
+      const message = printableLine(d.message);
+      const detail = `${location(d.file, d.range)}  ${d.severity}  ${d.code}  ${message}${d.hint ? `\nhint: ${printableLine(d.hint)}` : ''}`;
+      const body = failing(d) ? `<failure type="${d.code}" message="${xml(message)}">${xml(detail)}</failure>` : `<system-out>${xml(detail)}</system-out>`;
       return `    <testcase classname="${xml(file)}" name="${xml(name)}">${body}</testcase>`;
     });
     const failures = found.filter(failing).length;
