@@ -28,7 +28,7 @@ const key = (f: Finding) => `${f.code} ${f.file}:${f.line}:${f.column}`;
 describe('reports in every format, from one run', () => {
   let root: string;
   let json: { summary: { errors: number; warnings: number; failed: boolean }; diagnostics: { code: string; file: string; range: { start: { line: number; column: number } } }[] };
-  let sarif: { runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; ruleIndex: number; partialFingerprints: Record<string, string>; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number } } }[] }[] }[] };
+  let sarif: { runs: { tool: { driver: { rules: { id: string; help: { text: string } }[] } }; results: { ruleId: string; ruleIndex: number; partialFingerprints: Record<string, string>; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number } } }[] }[] }[] };
   let github: string;
   let junit: string;
   let status: number | null;
@@ -66,6 +66,13 @@ describe('reports in every format, from one run', () => {
       expect(run!.tool.driver.rules[result.ruleIndex]!.id).toBe(result.ruleId);
       expect(result.partialFingerprints['knoc/v1']).toMatch(/^[0-9a-f]{32}$/);
     }
+  });
+
+  it('gives each SARIF rule its fix with placeholders shown as <name>, as knoc explain does', () => {
+    const rules = sarif.runs[0]!.tool.driver.rules;
+    for (const rule of rules) expect(rule.help.text, rule.id).not.toMatch(/\{\w+\}/);
+    expect(rules.find((r) => r.id === 'KNO1002')!.help.text).toBe('Remove or rename one of the two `<key>` keys; YAML keeps only one of them and which one is not obvious.');
+    expect(rules.find((r) => r.id === 'KNO2001')!.help.text).toBe('Add `$schema: <example>` as the first key.');
   });
 
   it('carries the same findings in JSON, SARIF, GitHub annotations and JUnit', () => {

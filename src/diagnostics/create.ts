@@ -19,6 +19,11 @@ export function formatTemplate(template: string, args: MessageArgs): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(args, name) ? String(args[name]) : whole));
 }
 
+/** A template with each placeholder shown as `<name>`: for text about a code rather than a finding (`knoc explain`, SARIF rules). */
+export function showPlaceholders(template: string): string {
+  return template.replace(/\{(\w+)\}/g, '<$1>');
+}
+
 /** Creates a diagnostic from its catalogue entry: the only place diagnostics are made. */
 export function createDiagnostic(code: DiagnosticCode, args: MessageArgs, site: DiagnosticSite = {}): Diagnostic {
   const entry: CatalogueEntry = catalogue[code];

@@ -1,4 +1,5 @@
 import { catalogue, lookupCode } from '../../diagnostics/catalogue.js';
+import { showPlaceholders } from '../../diagnostics/create.js';
 import { EXIT, UsageError, printHelp, type Command } from '../command.js';
 
 export const explainCommand: Command = {
@@ -27,8 +28,7 @@ function runExplain(args: readonly string[]): number {
   const entry = lookupCode(code);
   if (!entry) throw new UsageError(`unknown diagnostic code \`${args[0]}\`; run \`knoc explain\` for the list`);
   // The message and fix are templates: what each finding fills in is shown as <name>.
-  const readable = (template: string) => template.replace(/\{(\w+)\}/g, '<$1>');
-  process.stdout.write(`${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n\nMessage: ${readable(entry.message)}\n${entry.hint ? `Fix: ${readable(entry.hint)}\n` : ''}`);
+  process.stdout.write(`${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n\nMessage: ${showPlaceholders(entry.message)}\n${entry.hint ? `Fix: ${showPlaceholders(entry.hint)}\n` : ''}`);
   return EXIT.ok;
 }
 

@@ -1,4 +1,5 @@
 import { catalogue, type CatalogueEntry } from '../../diagnostics/catalogue.js';
+import { showPlaceholders } from '../../diagnostics/create.js';
 import type { Diagnostic, Range, Severity } from '../../diagnostics/diagnostic.js';
 import { fingerprintOf } from '../../suppress/fingerprint.js';
 import type { Report } from './report.js';
@@ -35,7 +36,8 @@ function rule(code: string, entry: CatalogueEntry) {
     name: entry.title.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : '')).replace(/^./, (c) => c.toUpperCase()),
     shortDescription: { text: entry.title },
     fullDescription: { text: entry.explanation },
-    help: { text: entry.hint ?? entry.explanation },
+    // A rule's hint is a template; its results carry the filled-in one.
+    help: { text: entry.hint === undefined ? entry.explanation : showPlaceholders(entry.hint) },
     defaultConfiguration: { level: LEVEL[entry.severity] },
   };
 }
