@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { slugProblem } from '../src/scaffold/slug.js';
 import { expectValidA2aCard } from './support/a2a-conformance.js';
 import { runCli } from './support/run-cli.js';
 import { makeTempDir, snapshotTree } from './support/temp-repo.js';
@@ -203,6 +204,37 @@ describe('knoc new (real processes in temp folders)', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(`knoc: \`${slug}\` is not a valid slug: ${problem}. A slug is lowercase letters and digits separated by single hyphens, at most 64 characters, such as \`drift-sentinel\`. ${suggestion}`);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a Windows device name in any case as a usage error (exit 2), suggesting a slug that builds', () => {
+    const dir = initRepo();
+    const before = snapshotTree(path.join(dir, 'content'));
+    const refused = [
+      ['domain', 'con', 'con-domain'],
+      ['agent', 'aux', 'aux-agent'],
+      ['domain', 'NUL', 'nul-domain'],
+      ['agent', 'Prn', 'prn-agent'],
+      ['agent', 'com1', 'com1-agent'],
+      ['domain', 'COM9', 'com9-domain'],
+      ['agent', 'lpt1', 'lpt1-agent'],
+      ['domain', 'Lpt9', 'lpt9-domain'],
+    ] as const;
+    for (const [kind, slug, better] of refused) {
+      const run = runCli(['new', kind, slug, '--root', dir]);
+      expect(run.status, `${kind} ${slug}`).toBe(2);
+      expect(run.stderr).toContain(`knoc: \`${slug}\` is not a valid slug: it is a name Windows reserves for a device (\`con\`, \`prn\`, \`aux\`, \`nul\`, \`com1\`-\`com9\`, \`lpt1\`-\`lpt9\`), which cannot name a file or folder there, so the build would refuse it.`);
+      expect(run.stderr).toContain(`Try \`knoc new ${kind} ${better}\`.`);
+    }
+    expect(snapshotTree(path.join(dir, 'content'))).toEqual(before);
+    // Names that only start like a device are slugs like any other.
+    expect(runCli(['new', 'domain', 'con-domain', '--root', dir]).status).toBe(0);
+    expect(runCli(['new', 'agent', 'console', '--domains', 'con-domain', '--root', dir]).status).toBe(0);
+    buildClean(dir);
+  });
+
+  it.each([...'123456789'].flatMap((n) => [`com${n}`, `lpt${n}`]))('knows %s for a Windows device name', (slug) => {
+    expect(slugProblem(slug)).toMatch(/Windows reserves for a device/);
+    expect(slugProblem(slug.toUpperCase())).toMatch(/Windows reserves for a device/);
   });
 
   it.each([

@@ -1,10 +1,12 @@
-import { isSafeSlug } from '../project/check-card.js';
+import { isReservedName, isSafeSlug } from '../project/check-card.js';
 
 /** What a good slug looks like, for messages. */
 export const SLUG_RULE = 'lowercase letters and digits separated by single hyphens, at most 64 characters, such as `drift-sentinel`';
 
 /** Why `slug` cannot be a slug, or undefined when it can. */
 export function slugProblem(slug: string): string | undefined {
+  // In any case: the build refuses such a file (KNO1019) or card folder (KNO4030), since Windows cannot check it out.
+  if (isReservedName(slug)) return 'it is a name Windows reserves for a device (`con`, `prn`, `aux`, `nul`, `com1`-`com9`, `lpt1`-`lpt9`), which cannot name a file or folder there, so the build would refuse it';
   if (isSafeSlug(slug as string | undefined)) return undefined;
   if (slug === '') return 'it is empty';
   if (slug.length > 64) return `it is ${slug.length} characters long`;

@@ -52,7 +52,9 @@ async function runNew(args: readonly string[]): Promise<number> {
   if (extra !== undefined) throw new UsageError(`unexpected argument \`${extra}\``);
   const problem = slugProblem(slug);
   if (problem !== undefined) {
-    const better = slugify(slug);
+    const near = slugify(slug);
+    // `CON` becomes `con`, itself a device name: suggest one with the kind after it, as KNO4030 does.
+    const better = near !== undefined && slugProblem(near) !== undefined ? `${near}-${kind}` : near;
     throw new UsageError(`\`${slug}\` is not a valid slug: ${problem}. A slug is ${SLUG_RULE}.${better && better !== slug ? ` Try \`knoc new ${kind} ${better}\`.` : ''}`);
   }
   const domainArgs = [...(values.domains ?? []), ...(values.domain ?? [])];
