@@ -1,6 +1,8 @@
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { shellWord } from '../src/cli/shell-word.js';
 import { slugProblem } from '../src/scaffold/slug.js';
 import { expectValidA2aCard } from './support/a2a-conformance.js';
 import { runCli } from './support/run-cli.js';
@@ -63,6 +65,23 @@ describe('knoc init (real processes in temp folders)', () => {
     buildClean(path.join(parent, 'two'));
   });
 
+  it.each([
+    ['new dir ü', "'new dir ü'"],
+    ["it's here", "'it'\\''s here'"],
+    ['$HOME`x`', "'$HOME`x`'"],
+    ['~mine', "'~mine'"],
+    ['-dash', './-dash'],
+  ])('prints a `cd` line that takes a POSIX shell into the folder %j', (name, quoted) => {
+    const parent = makeTempDir();
+    const run = runCli(['init', '--', name], {}, parent);
+    expect(run.status).toBe(0);
+    const cd = run.stderr.split('\n').find((line) => line.startsWith('  cd '))!;
+    expect(cd).toBe(`  cd ${quoted}`);
+    const shell = spawnSync('sh', ['-c', `${cd.trim()} && pwd -P`], { cwd: parent, encoding: 'utf8' });
+    expect(shell.stderr).toBe('');
+    expect(shell.stdout).toBe(`${realpathSync(path.join(parent, name))}\n`);
+  });
+
   it('joins a folder with unrelated files: appends to .gitignore, keeps package.json and README', () => {
     const dir = makeTempDir();
     writeFileSync(path.join(dir, '.gitignore'), '*.log\n');
@@ -100,6 +119,19 @@ describe('knoc init (real processes in temp folders)', () => {
     writeFileSync(path.join(dir, 'file'), '');
     expect(runCli(['init', path.join(dir, 'file')])).toMatchObject({ status: 2, stderr: expect.stringContaining('is a file, expected a folder') });
     expect(runCli(['init', 'a', 'b'], {}, dir)).toMatchObject({ status: 2, stderr: expect.stringContaining('unexpected argument `b`') });
+  });
+});
+
+describe('shellWord', () => {
+  it.each([
+    ['agents', 'agents'],
+    ['team/agents-2.0', 'team/agents-2.0'],
+    ['a b', "'a b'"],
+    ["'", "''\\'''"],
+    ['', "''"],
+    ['-x', './-x'],
+  ])('shellWord(%j) is %s', (text, word) => {
+    expect(shellWord(text)).toBe(word);
   });
 });
 

@@ -5,6 +5,7 @@ import { DEFAULT_SCHEMA_DIR } from '../../editor/editor-schemas.js';
 import { INIT_EXAMPLE, initRepo } from '../../scaffold/init-repo.js';
 import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
+import { shellWord } from '../shell-word.js';
 import { EXIT, UsageError, printHelp, type Command } from '../command.js';
 
 export const initCommand: Command = {
@@ -61,7 +62,7 @@ async function runInit(args: readonly string[]): Promise<number> {
   for (const file of result.kept) lines.push(`  ${file} (kept as it was${file === 'package.json' ? '; add knoc with `npm install --save-dev knoc`' : ''})`);
   if (result.schemas) lines.push(`  ${result.schemas.dir}/ (JSON Schemas for your editor; see docs/editor.md in knoc)`);
   lines.push('', 'Next:');
-  if (shown !== '.') lines.push(`  cd ${shown}`);
+  if (shown !== '.') lines.push(`  cd ${shellWord(shown)}`);
   lines.push(
     '  npm install             # knoc, and the package-lock.json that CI\'s `npm ci` needs',
     '  npx knoc build          # cards, indexes and pages in dist/',
