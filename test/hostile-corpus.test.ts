@@ -149,6 +149,9 @@ const cases: HostileCase[] = [
   { name: 'uniqueItems over 60,000 objects in a spec', code: 'KNO2010', apply: (root) => { spec((t) => t.replace('"^x-": {}', '"^x-": { type: array, uniqueItems: true }'))(root); edit(BLUEPRINT, (t) => t.replace('visibility: public\n', `visibility: public\nx-list:\n${Array.from({ length: 60_000 }, (_, i) => `  - {a: ${i}}`).join('\n')}\n  - {a: 7}\n`))(root); } },
   { name: '5,000 patterns under one allOf in a spec', code: 'KNO2084', apply: spec((t) => t.replace('"^x-": {}', `"^x-": { allOf: [${Array.from({ length: 5000 }, (_, i) => `{ pattern: "^a${i}" }`).join(', ')}] }`)) },
   { name: 'an anyOf of 20,000 constants in a spec', code: 'KNO2084', apply: spec((t) => t.replace('"^x-": {}', `"^x-": { anyOf: [${Array.from({ length: 20_000 }, (_, i) => `{ const: ${i} }`).join(', ')}] }`)) },
+  // A spec's references must end: one that applies the schema to the same value again is refused, not followed until the stack overflows
+  { name: 'a spec schema whose $ref is its own root', code: 'KNO2030', apply: spec((t) => t.replace(/^ {4}type: object$/m, '    $ref: "#"')) },
+  { name: 'two spec definitions that refer to each other through allOf', code: 'KNO2030', apply: spec((t) => t.replace('"^x-": {}', '"^x-": { $ref: "#/$defs/ping" }').replace('    $defs:\n', '    $defs:\n      ping: { allOf: [{ $ref: "#/$defs/pong" }] }\n      pong: { allOf: [{ $ref: "#/$defs/ping" }] }\n')) },
   { name: 'a lookahead pattern in a spec', code: 'KNO2083', apply: spec((t) => t.replace('"^x-": {}', '"^x-": { type: string, pattern: "^(?=a)a+$" }')) },
   { name: 'a backreference in a patternProperties key', code: 'KNO2083', apply: spec((t) => t.replace('"^x-": {}', '"^x-": {}\n      "^(a)\\\\1$": {}')) },
   { name: 'a repetition count past 1000 in a spec', code: 'KNO2083', apply: spec((t) => t.replace('"^x-": {}', '"^x-": { type: string, pattern: "^a{1,100000}$" }')) },

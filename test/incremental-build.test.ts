@@ -111,6 +111,18 @@ describe('an incremental build after blueprints changed in content', () => {
     for (const [name, change] of declines) expect(expectSameAsFullBuild(root, change).incremental, name).toBe(false);
   }, 300_000);
 
+  it('reports a blueprint whose validation overflows the stack as a full build does, without declining and never as a crash', () => {
+    const root = copyRepo(repoRoot);
+    // ajv runs this `$dynamicRef` as a call of the function it is in (`vendor_data`'s): any `x-` property loops in validation.
+    const spec = path.join(root, 'specs/agent-blueprint-schema.kno');
+    edit(spec, '    patternProperties:\n      "^x-": {}', '    patternProperties:\n      "^x-": { $ref: "#/$defs/vendor_data" }');
+    edit(spec, '    $defs:\n', '    $defs:\n      vendor_data: { $ref: "#/$defs/anything", anyOf: [{ $dynamicRef: "#anything" }] }\n      anything: { $anchor: anything }\n');
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const probe = (r: string) => edit(blueprint(r, 'access-auditor'), /^slug: .*$/m, '$&\nx-probe: 1');
+    expect(expectSameAsFullBuild(root, probe, [], { json: true })).toEqual({ incremental: true, status: 1 });
+    expect(runCli(['build', '--root', root]).stderr).toMatch(/access-auditor\.kno:\d+:\d+ {2}error {2}KNO2031 /);
+  }, 300_000);
+
   it('with an id two blueprints share (its finding made a warning), declines an edit of its second holder and takes one of its first, as a full build reports them', () => {
     const root = copyRepo(repoRoot);
     const config = path.join(root, 'knoc.config.yaml');

@@ -8,6 +8,7 @@ import { builtinSpecsDir } from '../discover/discover.js';
 import { createAjv } from './create-ajv.js';
 import { compareVersions } from './compare-versions.js';
 import { countSubschemas, MAX_SUBSCHEMAS, patternEngine, trustPatterns, unsupportedPattern } from './pattern-engine.js';
+import { findRefProblem } from './schema-refs.js';
 
 /** A schema selected by `$schema: name@version`, compiled once. */
 export interface CompiledSpec {
@@ -77,6 +78,7 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
   // never compiles the meta-schema (about a fifth of a second, in each thread that compiles schemas).
   const ajv = createAjv({ regExp: patternEngine, validateSchema: false });
   const usable = new Map<string, { name: string; version: string; schema: Record<string, unknown>; entity: Entity }>();
+  const refused = new Set<string>();
   for (const [key, spec] of [...chosen].sort(([a], [b]) => (a < b ? -1 : 1))) {
     // `$id` is dropped so that two specs sharing one cannot collide inside ajv.
     const schema = { ...spec.schema };
@@ -94,6 +96,13 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
     }
     if (isShipped(spec.entity) || ajv.validateSchema(schema) === true) {
       usable.set(key, { ...spec, schema });
+      // Defined, so entities that select it are told it cannot be used, but never compiled: validating against it would not end.
+      const problem = isShipped(spec.entity) ? undefined : findRefProblem(schema);
+      if (problem) {
+        refused.add(key);
+        const pointer = `/spec/schema${problem.pointer}`;
+        diagnostics.push(createDiagnostic('KNO2030', { detail: `\`${problem.keyword}\` \`${problem.ref}\` ${problem.reason}` }, { file: spec.entity.source.path, pointer, range: spec.entity.locator.rangeOf(pointer), hint: problem.hint }));
+      }
       continue;
     }
     const detail = `\`spec.schema\` is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
@@ -103,7 +112,7 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
   const lookup = (name: string, version: string): CompiledSpec | undefined => {
     const key = `${name}@${version}`;
     const spec = usable.get(key);
-    if (!spec) return undefined;
+    if (!spec || refused.has(key)) return undefined;
     if (!compiled.has(key)) {
       try {
         compiled.set(key, { name: spec.name, version: spec.version, validate: ajv.compile(spec.schema), entity: spec.entity });

@@ -16,10 +16,12 @@ export function validateEntity(entity: Entity, registry: SpecRegistry): Diagnost
     return [createDiagnostic('KNO2001', { example }, { file, pointer: '', range: entity.locator.rangeOfMapping('') })];
   }
   const spec = entity.schema && registry.lookup(entity.schema.name, entity.schema.version);
-  if (spec === undefined && entity.schema && registry.has(entity.schema.name, entity.schema.version)) {
-    const found = `${entity.schema.name}@${entity.schema.version}`;
-    return [createDiagnostic('KNO2031', { found, spec: registry.sourceOf(entity.schema.name, entity.schema.version) ?? 'specs/' }, { file, pointer: '/$schema', range: entity.locator.rangeOf('/$schema') })];
-  }
+  const unusable = (hint?: string) => {
+    const { name, version } = entity.schema!;
+    const site = { file, pointer: '/$schema', range: entity.locator.rangeOf('/$schema'), ...(hint !== undefined ? { hint } : {}) };
+    return [createDiagnostic('KNO2031', { found: `${name}@${version}`, spec: registry.sourceOf(name, version) ?? 'specs/' }, site)];
+  };
+  if (spec === undefined && entity.schema && registry.has(entity.schema.name, entity.schema.version)) return unusable();
   if (spec === undefined) {
     const found = typeof raw === 'string' ? raw : JSON.stringify(raw);
     const suggestion = suggestClosest(found, registry.known());
@@ -32,7 +34,16 @@ export function validateEntity(entity: Entity, registry: SpecRegistry): Diagnost
     ];
   }
   const rootName = `the ${spec.name.replace(/-/g, ' ')}`;
-  const diagnostics = spec.validate(entity.data) ? [] : mapAjvErrors(spec.validate.errors ?? [], entity, { rootName });
+  let valid: boolean;
+  try {
+    valid = spec.validate(entity.data) as boolean;
+  } catch (error) {
+    // A schema whose references loop without descending into the data is refused when it is loaded (schema-refs.ts); one
+    // that loops anyway, as ajv runs it, overflows the stack here, and that is a finding about the schema, not a crash.
+    if (!(error instanceof RangeError) || !/call stack/i.test(error.message)) throw error;
+    return unusable(`Validating against it never ended: a reference in \`${registry.sourceOf(spec.name, spec.version) ?? 'specs/'}\` leads back to the same schema without descending into the data. Fix it there.`);
+  }
+  const diagnostics = valid ? [] : mapAjvErrors(spec.validate.errors ?? [], entity, { rootName });
   for (const rule of Object.hasOwn(rulesBySchema, spec.name) ? rulesBySchema[spec.name]! : []) diagnostics.push(...rule(entity));
   return diagnostics;
 }

@@ -1,0 +1,128 @@
+// The `$ref`s of a repository's own spec schemas: a reference that validation
+// could never finish following is a finding about the spec, and each entity
+// that selects it is told its schema cannot be used; knoc never crashes on one,
+// whichever thread validates and whatever the cache holds.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { builtinSpecsDir } from '../src/discover/discover.js';
+import { parseFile } from '../src/parse/parse-file.js';
+import { findRefProblem } from '../src/validate/schema-refs.js';
+import { runCli, type CliRun } from './support/run-cli.js';
+import { copyRepo, repoRoot, snapshotTree } from './support/temp-repo.js';
+
+const STACK = /^\s+at .+:\d+:\d+\)?$/m;
+
+describe('findRefProblem: references that make a schema apply itself to the same value again', () => {
+  it.each([
+    ['`$ref: "#"` at the root', { type: 'object', $ref: '#' }, '/$ref'],
+    ['a chain of `$ref`s back to its start', { $ref: '#/$defs/a', $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } } }, '/$defs/b/$ref'],
+    ['a chain through `allOf` and `anyOf`', { $ref: '#/$defs/a', $defs: { a: { allOf: [{ $ref: '#/$defs/b' }] }, b: { anyOf: [{ $ref: '#/$defs/a' }] } } }, '/$defs/b/anyOf/0/$ref'],
+    ['a loop reached under a property', { properties: { p: { $ref: '#/$defs/a' } }, $defs: { a: { not: { $ref: '#/$defs/a' } } } }, '/$defs/a/not/$ref'],
+    ['`if` with `then`', { if: { $ref: '#' }, then: {} }, '/if/$ref'],
+    ['`dependentSchemas`', { dependentSchemas: { a: { $ref: '#' } } }, '/dependentSchemas/a/$ref'],
+    ['an `$anchor`', { properties: { x: { $ref: '#a' } }, $defs: { a: { $anchor: 'a', allOf: [{ $ref: '#a' }] } } }, '/$defs/a/allOf/0/$ref'],
+    ['a nested `$id`', { properties: { x: { $ref: 'https://example.org/a' } }, $defs: { a: { $id: 'https://example.org/a', oneOf: [{ $ref: '#' }] } } }, '/$defs/a/oneOf/0/$ref'],
+    ['an escaped pointer', { $ref: '#/$defs/a~1b', $defs: { 'a/b': { allOf: [{ $ref: '#/$defs/a~1b' }] } } }, '/$defs/a~1b/allOf/0/$ref'],
+    ['`$recursiveRef: "#"`', { $recursiveRef: '#' }, '/$recursiveRef'],
+    ['a `$dynamicRef` at the root', { $dynamicRef: '#node' }, '/$dynamicRef'],
+  ])('reports %s', (_name, schema, pointer) => {
+    expect(findRefProblem(schema)).toEqual(expect.objectContaining({ pointer, reason: expect.stringContaining('never end') }));
+  });
+
+  it.each([
+    ['recursion under `properties`', { properties: { child: { $ref: '#' } } }],
+    ['recursion under `items`', { type: 'array', items: { $ref: '#' } }],
+    ['recursion under `additionalProperties` and `propertyNames`', { additionalProperties: { $ref: '#' }, propertyNames: { $ref: '#/$defs/name' }, $defs: { name: { type: 'string' } } }],
+    ['`if` without `then` or `else`, which nothing runs', { if: { $ref: '#' } }],
+    ['a loop in a definition nothing uses', { $defs: { a: { $ref: '#/$defs/a' } } }],
+    ['a nested `$id` that recurses under a property', { properties: { x: { $ref: 'https://example.org/a' } }, $defs: { a: { $id: 'https://example.org/a', properties: { y: { $ref: '#' } } } } }],
+    ['properties named `$ref` and `enum`', { properties: { $ref: { type: 'string' }, enum: { type: 'string' } } }],
+    ['`$ref` inside `enum`, `const` and `default`, which are data', { enum: [{ $ref: '#' }], const: { $ref: '#' }, default: { $ref: '#' } }],
+  ])('accepts %s', (_name, schema) => {
+    expect(findRefProblem(schema)).toBeUndefined();
+  });
+
+  it.each(readdirSync(builtinSpecsDir).filter((f) => f.endsWith('.kno')))('accepts %s, which knoc ships (and repositories copy)', (file) => {
+    const text = readFileSync(path.join(builtinSpecsDir, file), 'utf8');
+    const { entity } = parseFile({ path: `specs/${file}`, absolutePath: path.join(builtinSpecsDir, file), text, sha256: '', origin: 'specs' });
+    const schema = { ...(entity!.data.spec as { schema: Record<string, unknown> }).schema };
+    delete schema.$id;
+    expect(JSON.stringify(schema)).toContain('"$ref"');
+    expect(findRefProblem(schema)).toBeUndefined();
+  });
+});
+
+interface Finding {
+  code: string;
+  file?: string;
+  pointer?: string;
+  hint?: string;
+  range?: { start: { line: number; column: number } };
+}
+
+/** The findings of a run with `--format json`. */
+function findingsOf(run: CliRun): Finding[] {
+  return (JSON.parse(run.stdout) as { diagnostics: Finding[] }).diagnostics;
+}
+
+const edit = (file: string, from: string | RegExp, to: string) => {
+  const text = readFileSync(file, 'utf8');
+  const next = text.replace(from, to);
+  expect(next, `the edit of ${path.basename(file)} must change it`).not.toBe(text);
+  writeFileSync(file, next);
+};
+
+describe('a spec whose schema applies itself to the same value again (real CLI)', () => {
+  it('is a finding at its `$ref`, each domain is told its schema cannot be used, exit 1, dist/ untouched: in build and check, in worker threads, from a warm cache', () => {
+    const root = copyRepo(repoRoot);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const before = snapshotTree(path.join(root, 'dist'));
+    // The root's `type: object` becomes a reference to the root itself.
+    edit(path.join(root, 'specs/perception-domain-schema.kno'), /^ {4}type: object$/m, '    $ref: "#"');
+    const domains = readdirSync(path.join(root, 'content/perception-domains')).map((f) => `content/perception-domains/${f}`).sort();
+    const runs: [string, string[]][] = [
+      ['build', ['build']],
+      ['build again, from the cache', ['build']],
+      ['check', ['check']],
+      ['check in worker threads', ['check', '--jobs', '2', '--no-cache']],
+      ['build in worker threads', ['build', '--jobs', '2', '--no-cache']],
+    ];
+    for (const [name, args] of runs) {
+      const run = runCli([...args, '--root', root, '--format', 'json']);
+      expect(run.status, `${name}: ${run.stderr}`).toBe(1);
+      expect(run.stderr, name).not.toMatch(/KNO9001|call stack/);
+      expect(run.stderr, name).not.toMatch(STACK);
+      const findings = findingsOf(run);
+      expect(findings.filter((d) => d.code === 'KNO2030'), name).toEqual([
+        expect.objectContaining({ file: 'specs/perception-domain-schema.kno', pointer: '/spec/schema/$ref', range: expect.objectContaining({ start: expect.objectContaining({ line: 19, column: 11 }) }) }),
+      ]);
+      const unusable = findings.filter((d) => d.code === 'KNO2031');
+      expect(unusable.map((d) => d.file).sort(), name).toEqual(domains);
+      for (const d of unusable) expect(d.pointer).toBe('/$schema');
+      expect(findings.filter((d) => d.code !== 'KNO2030' && d.code !== 'KNO2031'), name).toEqual([]);
+    }
+    expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
+  });
+
+  it('is never a crash when validation overflows the stack anyway: the entity is told its schema cannot be used, in either thread', () => {
+    const root = copyRepo(repoRoot);
+    // ajv runs this `$dynamicRef` as a call of the function it is in (`vendor_data`'s), not of the `$anchor` it names:
+    // the check when the spec is loaded follows JSON Schema's rules and finds no loop, but validation loops.
+    const spec = path.join(root, 'specs/agent-blueprint-schema.kno');
+    edit(spec, '    patternProperties:\n      "^x-": {}', '    patternProperties:\n      "^x-": { $ref: "#/$defs/vendor_data" }');
+    edit(spec, '    $defs:\n', '    $defs:\n      vendor_data: { $ref: "#/$defs/anything", anyOf: [{ $dynamicRef: "#anything" }] }\n      anything: { $anchor: anything }\n');
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const before = snapshotTree(path.join(root, 'dist'));
+    edit(path.join(root, 'content/agent-blueprints/drift-sentinel.kno'), /^visibility: public$/m, 'visibility: public\nx-probe: 1');
+    for (const args of [['check'], ['check', '--jobs', '2', '--no-cache'], ['build']]) {
+      const run = runCli([...args, '--root', root, '--format', 'json']);
+      expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(1);
+      expect(run.stderr).not.toMatch(STACK);
+      expect(findingsOf(run)).toEqual([
+        expect.objectContaining({ code: 'KNO2031', file: 'content/agent-blueprints/drift-sentinel.kno', pointer: '/$schema', hint: expect.stringContaining('Validating against it never ended') }),
+      ]);
+    }
+    expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
+  });
+});
