@@ -152,6 +152,8 @@ const cases: HostileCase[] = [
   // A spec's references must end: one that applies the schema to the same value again is refused, not followed until the stack overflows
   { name: 'a spec schema whose $ref is its own root', code: 'KNO2030', apply: spec((t) => t.replace(/^ {4}type: object$/m, '    $ref: "#"')) },
   { name: 'two spec definitions that refer to each other through allOf', code: 'KNO2030', apply: spec((t) => t.replace('"^x-": {}', '"^x-": { $ref: "#/$defs/ping" }').replace('    $defs:\n', '    $defs:\n      ping: { allOf: [{ $ref: "#/$defs/pong" }] }\n      pong: { allOf: [{ $ref: "#/$defs/ping" }] }\n')) },
+  // ...and never leave the spec: knoc does not fetch schemas
+  { name: 'a spec schema with a $ref to a schema on the network', code: 'KNO2030', apply: spec((t) => t.replace('"^x-": {}', '"^x-": { $ref: "http://169.254.169.254/latest/meta-data/" }')) },
   { name: 'a lookahead pattern in a spec', code: 'KNO2083', apply: spec((t) => t.replace('"^x-": {}', '"^x-": { type: string, pattern: "^(?=a)a+$" }')) },
   { name: 'a backreference in a patternProperties key', code: 'KNO2083', apply: spec((t) => t.replace('"^x-": {}', '"^x-": {}\n      "^(a)\\\\1$": {}')) },
   { name: 'a repetition count past 1000 in a spec', code: 'KNO2083', apply: spec((t) => t.replace('"^x-": {}', '"^x-": { type: string, pattern: "^a{1,100000}$" }')) },

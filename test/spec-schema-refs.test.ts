@@ -7,11 +7,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinSpecsDir } from '../src/discover/discover.js';
 import { parseFile } from '../src/parse/parse-file.js';
+import { createAjv } from '../src/validate/create-ajv.js';
 import { findRefProblem } from '../src/validate/schema-refs.js';
 import { runCli, type CliRun } from './support/run-cli.js';
 import { copyRepo, repoRoot, snapshotTree } from './support/temp-repo.js';
 
 const STACK = /^\s+at .+:\d+:\d+\)?$/m;
+
+/** What the spec registry tells the check: the meta-schemas ajv holds. */
+const ajv = createAjv();
+const context = { known: new Set([...Object.keys(ajv.schemas), ...Object.keys(ajv.refs)]) };
 
 describe('findRefProblem: references that make a schema apply itself to the same value again', () => {
   it.each([
@@ -27,7 +32,7 @@ describe('findRefProblem: references that make a schema apply itself to the same
     ['`$recursiveRef: "#"`', { $recursiveRef: '#' }, '/$recursiveRef'],
     ['a `$dynamicRef` at the root', { $dynamicRef: '#node' }, '/$dynamicRef'],
   ])('reports %s', (_name, schema, pointer) => {
-    expect(findRefProblem(schema)).toEqual(expect.objectContaining({ pointer, reason: expect.stringContaining('never end') }));
+    expect(findRefProblem(schema, context)).toEqual(expect.objectContaining({ pointer, reason: expect.stringContaining('never end') }));
   });
 
   it.each([
@@ -40,7 +45,7 @@ describe('findRefProblem: references that make a schema apply itself to the same
     ['properties named `$ref` and `enum`', { properties: { $ref: { type: 'string' }, enum: { type: 'string' } } }],
     ['`$ref` inside `enum`, `const` and `default`, which are data', { enum: [{ $ref: '#' }], const: { $ref: '#' }, default: { $ref: '#' } }],
   ])('accepts %s', (_name, schema) => {
-    expect(findRefProblem(schema)).toBeUndefined();
+    expect(findRefProblem(schema, context)).toBeUndefined();
   });
 
   it.each(readdirSync(builtinSpecsDir).filter((f) => f.endsWith('.kno')))('accepts %s, which knoc ships (and repositories copy)', (file) => {
@@ -49,12 +54,40 @@ describe('findRefProblem: references that make a schema apply itself to the same
     const schema = { ...(entity!.data.spec as { schema: Record<string, unknown> }).schema };
     delete schema.$id;
     expect(JSON.stringify(schema)).toContain('"$ref"');
-    expect(findRefProblem(schema)).toBeUndefined();
+    expect(findRefProblem(schema, context)).toBeUndefined();
+  });
+});
+
+describe('findRefProblem: references that resolve to nothing knoc has', () => {
+  it.each([
+    ['a URL on the network', { properties: { a: { $ref: 'https://schemas.example.org/x.json' } } }, '/properties/a/$ref', 'knoc never fetches schemas'],
+    ['another file', { $ref: 'common.json#/$defs/name' }, '/$ref', 'knoc never fetches schemas'],
+    ['a definition the schema does not have', { properties: { persona: { $ref: '#/$defs/persona' } } }, '/properties/persona/$ref', 'the schema has nothing at `/$defs/persona`'],
+    ['an `$anchor` no schema has', { allOf: [{ $ref: '#nowhere' }] }, '/allOf/0/$ref', 'no schema in this spec has `$anchor: nowhere`'],
+    ['the schema by its own `$id`, which knoc drops', { $id: 'https://example.org/s', properties: { a: { $ref: 'https://example.org/s#/$defs/a' } }, $defs: { a: {} } }, '/properties/a/$ref', 'its own `$id`'],
+  ])('reports %s', (_name, schema, pointer, reason) => {
+    const { $id, ...compiled } = schema as Record<string, unknown>;
+    expect(findRefProblem(compiled, { ...context, ...(typeof $id === 'string' ? { ownId: $id } : {}) })).toEqual(expect.objectContaining({ pointer, reason: expect.stringContaining(reason) }));
+    // ajv agrees: the schema does not compile.
+    expect(() => createAjv().compile(compiled)).toThrow(/can't resolve reference/);
+  });
+
+  it.each([
+    ['JSON Schema\'s meta-schema, which ajv holds', { properties: { a: { $ref: 'https://json-schema.org/draft/2020-12/schema' } } }],
+    ['a nested `$id` and a definition under it', { properties: { x: { $ref: 'https://example.org/a#/$defs/b' } }, $defs: { a: { $id: 'https://example.org/a', $defs: { b: { type: 'string' } } } } }],
+    ['an `$anchor`', { properties: { x: { $ref: '#name' } }, $defs: { name: { $anchor: 'name', type: 'string' } } }],
+    ['`#` and `#/`, the root', { properties: { x: { $ref: '#' }, y: { $ref: '#/' } } }],
+    ['an item of a list, and an escaped name', { properties: { x: { $ref: '#/$defs/a~1b/anyOf/1' } }, $defs: { 'a/b': { anyOf: [{ type: 'string' }, { type: 'number' }] } } }],
+    ['a reference in a definition nothing uses, which ajv never compiles', { $defs: { unused: { $ref: 'https://schemas.example.org/x.json' } } }],
+  ])('accepts %s', (_name, schema) => {
+    expect(findRefProblem(schema, context)).toBeUndefined();
+    expect(() => createAjv().compile(schema)).not.toThrow();
   });
 });
 
 interface Finding {
   code: string;
+  message: string;
   file?: string;
   pointer?: string;
   hint?: string;
@@ -73,13 +106,18 @@ const edit = (file: string, from: string | RegExp, to: string) => {
   writeFileSync(file, next);
 };
 
-describe('a spec whose schema applies itself to the same value again (real CLI)', () => {
-  it('is a finding at its `$ref`, each domain is told its schema cannot be used, exit 1, dist/ untouched: in build and check, in worker threads, from a warm cache', () => {
+describe('a spec whose schema cannot be used (real CLI)', () => {
+  // Each replaces the `type: object` at the root of the copy's perception-domain schema (line 19).
+  it.each([
+    ['applies itself to the same value again', '$ref: "#"', '/spec/schema/$ref', [19, 11], 'makes the schema apply itself to the same value again'],
+    ['refers to a schema on the network', '$ref: "https://schemas.example.org/x.json"', '/spec/schema/$ref', [19, 11], 'knoc never fetches schemas from the network'],
+    // Not foreseen when the spec is loaded: ajv refuses it when compiling.
+    ['has a `$dynamicRef` ajv does not compile', '$dynamicRef: "vendor.json#data"', '/spec/schema', [15, 3], 'does not compile'],
+  ])('%s: a finding on the spec, each domain told its schema cannot be used, exit 1, dist/ untouched; in build and check, worker threads, from a warm cache', (_name, line, pointer, [startLine, startColumn], message) => {
     const root = copyRepo(repoRoot);
     expect(runCli(['build', '--root', root]).status).toBe(0);
     const before = snapshotTree(path.join(root, 'dist'));
-    // The root's `type: object` becomes a reference to the root itself.
-    edit(path.join(root, 'specs/perception-domain-schema.kno'), /^ {4}type: object$/m, '    $ref: "#"');
+    edit(path.join(root, 'specs/perception-domain-schema.kno'), /^ {4}type: object$/m, `    ${line}`);
     const domains = readdirSync(path.join(root, 'content/perception-domains')).map((f) => `content/perception-domains/${f}`).sort();
     const runs: [string, string[]][] = [
       ['build', ['build']],
@@ -95,7 +133,7 @@ describe('a spec whose schema applies itself to the same value again (real CLI)'
       expect(run.stderr, name).not.toMatch(STACK);
       const findings = findingsOf(run);
       expect(findings.filter((d) => d.code === 'KNO2030'), name).toEqual([
-        expect.objectContaining({ file: 'specs/perception-domain-schema.kno', pointer: '/spec/schema/$ref', range: expect.objectContaining({ start: expect.objectContaining({ line: 19, column: 11 }) }) }),
+        expect.objectContaining({ file: 'specs/perception-domain-schema.kno', pointer, message: expect.stringContaining(message), range: expect.objectContaining({ start: expect.objectContaining({ line: startLine, column: startColumn }) }) }),
       ]);
       const unusable = findings.filter((d) => d.code === 'KNO2031');
       expect(unusable.map((d) => d.file).sort(), name).toEqual(domains);

@@ -267,14 +267,14 @@ export const catalogue = {
     severity: 'error',
     message: 'The spec entity is invalid: {detail}.',
     hint: 'A spec entity needs `spec.name`, `spec.version` and a JSON Schema 2020-12 under `spec.schema`.',
-    explanation: 'Files in specs/ define schemas. They are validated before any entity that uses them, and a broken one is reported here: for example one that is not a JSON Schema, or one whose `$ref` leads back to the same schema without descending into the data, so that validating against it would never end.',
+    explanation: 'Files in specs/ define schemas. They are validated before any entity that uses them, and a broken one is reported here: for example one that is not a JSON Schema, one with a `$ref` that resolves to nothing in the spec (knoc never fetches a schema from the network or from another file), or one whose `$ref` leads back to the same schema without descending into the data, so that validating against it would never end.',
   },
   KNO2031: {
     title: 'Schema cannot be used',
     severity: 'error',
     message: 'Schema `{found}` is defined in `{spec}` but does not compile, so this entity cannot be validated.',
     hint: 'Fix the spec entity (its own KNO2030 finding says how); this entity is checked again once it compiles.',
-    explanation: 'A spec in specs/ defines this schema, but it cannot be used: ajv could not compile it, for example because of a `$ref` to a definition that does not exist, or knoc refused it, for example because a `$ref` leads back to the same schema without descending into the data. Entities that select it stay unvalidated, and so unpublished, until it is fixed.',
+    explanation: 'A spec in specs/ defines this schema, but it cannot be used: knoc refused it, for example because a `$ref` resolves to nothing in the spec or leads back to the same schema without descending into the data, or ajv could not compile it. Entities that select it stay unvalidated, and so unpublished, until it is fixed.',
   },
   KNO2040: {
     title: 'Invalid configuration',

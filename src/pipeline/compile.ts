@@ -159,7 +159,11 @@ export function compile(input: CompileInput): CompileResult {
       return entity;
     })
     .filter(isEntity);
-  // Read after validating: a schema compiles on first use, and a failure to compile is reported then.
+  // A schema compiles on first use, and a failure to compile is reported then: the specs' findings are read after validating.
+  // An entity whose analysis came from the cache or a worker thread was not validated here, so the schema it could not use
+  // is compiled here: the spec's own finding is reported with the entity's, whichever thread or build found that.
+  const unusable = new Set(diagnostics.filter((d) => d.code === 'KNO2031').map((d) => d.file));
+  for (const entity of content) if (entity.schema && unusable.has(entity.source.path)) registry.lookup(entity.schema.name, entity.schema.version);
   diagnostics.push(...specDiagnostics);
 
   const ownSpecs = specs.filter((s) => s.source.origin !== 'builtin');

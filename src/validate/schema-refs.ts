@@ -14,18 +14,30 @@ export interface RefProblem {
 
 type RefKeyword = '$ref' | '$dynamicRef' | '$recursiveRef';
 
+/** What a spec's references may lead to besides its own schema. */
+export interface RefContext {
+  /** URIs of the schemas ajv holds already (JSON Schema's meta-schemas). */
+  known: ReadonlySet<string>;
+  /** The schema's own `$id`, which knoc drops before compiling it. */
+  ownId?: string;
+}
+
 /**
- * The first reference in a spec's schema that would make validation apply a
- * schema to the same value again and again without end: a `$ref` chain (through
- * `allOf`, `not`, `if` and the other keywords that apply a schema to the value
- * itself) that comes back to where it started. ajv compiles such a loop into
- * functions that call each other until the stack overflows, so it is refused
- * before any entity is validated. A loop that passes through `properties`,
- * `items` or another keyword that descends into the data ends with the data.
+ * The first reference in a spec's schema that validation could not follow:
+ * one that resolves to nothing in the schema (knoc never fetches a schema from
+ * the network or from another file, so a reference to one fails to compile),
+ * or one that would make validation apply a schema to the same value again and
+ * again without end: a `$ref` chain (through `allOf`, `not`, `if` and the other
+ * keywords that apply a schema to the value itself) that comes back to where it
+ * started. ajv compiles such a loop into functions that call each other until
+ * the stack overflows, so it is refused before any entity is validated. A loop
+ * that passes through `properties`, `items` or another keyword that descends
+ * into the data ends with the data.
  */
-export function findRefProblem(schema: Record<string, unknown>): RefProblem | undefined {
+export function findRefProblem(schema: Record<string, unknown>, context: RefContext): RefProblem | undefined {
   const index = indexSchema(schema);
-  return findLoop(appliedSchemas(schema, index));
+  const { applied, unresolved } = appliedSchemas(schema, index, context);
+  return unresolved ?? findLoop(applied);
 }
 
 /** The URI a schema without `$id` has while knoc compiles it: relative references resolve against it. */
@@ -87,10 +99,11 @@ interface Applied {
   inPlace: { to: object; ref?: { keyword: RefKeyword; value: string; pointer: string } }[];
 }
 
-/** Every schema validation can reach from the root, in the order a depth-first walk meets them. */
-function appliedSchemas(schema: Record<string, unknown>, index: SchemaIndex): Applied[] {
+/** Every schema validation can reach from the root, in the order a depth-first walk meets them, and the first `$ref` on the way that resolves to nothing. */
+function appliedSchemas(schema: Record<string, unknown>, index: SchemaIndex, context: RefContext): { applied: Applied[]; unresolved?: RefProblem } {
   const seen = new Set<object>();
   const applied: Applied[] = [];
+  let unresolved: RefProblem | undefined;
   const visit = (node: Record<string, unknown>) => {
     if (seen.has(node) || !index.places.has(node)) return;
     seen.add(node);
@@ -107,14 +120,16 @@ function appliedSchemas(schema: Record<string, unknown>, index: SchemaIndex): Ap
     for (const keyword of ['$ref', '$dynamicRef', '$recursiveRef'] as const) {
       const value = node[keyword];
       if (typeof value !== 'string') continue;
-      const target = targetOf(keyword, value, base, index);
-      if (isRecord(target)) entry.inPlace.push({ to: target, ref: { keyword, value, pointer: pointer + joinPointer([keyword]) } });
+      const at = pointer + joinPointer([keyword]);
+      const target = targetOf(keyword, value, base, index, context);
+      if (target && 'missing' in target) unresolved ??= { pointer: at, keyword, ref: value, ...target.missing };
+      else if (target && isRecord(target.found)) entry.inPlace.push({ to: target.found, ref: { keyword, value, pointer: at } });
     }
     for (const { to } of entry.inPlace) visit(to as Record<string, unknown>);
     for (const sub of descending) visit(sub);
   };
   visit(schema);
-  return applied;
+  return { applied, ...(unresolved ? { unresolved } : {}) };
 }
 
 /** The schema objects a keyword's value holds: itself, each item of a list, or each value of a name map. */
@@ -123,35 +138,62 @@ function subschemas(value: unknown, named: boolean): Record<string, unknown>[] {
   return values.filter(isRecord);
 }
 
+/** Where a reference leads: a value of the schema, or why it leads nowhere; undefined when knoc cannot tell (ajv then decides). */
+type Resolution = { found: unknown } | { missing: { reason: string; hint: string } } | undefined;
+
 /**
- * The schema a reference leads to, or undefined when it leads nowhere knoc can
- * see. `$recursiveRef` and a `$dynamicRef` whose anchor is not found lead to the
- * root of their resource, as ajv runs them.
+ * Where a reference leads. `$recursiveRef` and a `$dynamicRef` whose anchor is
+ * not found lead to the root of their resource, as ajv runs them; only a
+ * `$ref` is reported when it leads nowhere (ajv resolves the others its own way).
  */
-function targetOf(keyword: RefKeyword, value: string, base: string, index: SchemaIndex): unknown {
+function targetOf(keyword: RefKeyword, value: string, base: string, index: SchemaIndex, context: RefContext): Resolution {
   const resource = index.resources.get(base);
-  if (keyword === '$recursiveRef') return value === '#' ? resource : undefined;
+  if (keyword === '$recursiveRef') return value === '#' ? { found: resource } : undefined;
   if (keyword === '$dynamicRef' && !value.startsWith('#')) return undefined;
-  const found = lookUp(value, base, index);
-  return keyword === '$dynamicRef' && found === undefined ? resource : found;
+  const resolved = lookUp(value, base, index, context);
+  if (keyword === '$ref') return resolved;
+  return resolved && 'found' in resolved ? resolved : { found: resource };
 }
 
-/** The value a `$ref` points to inside the schema, or undefined. */
-function lookUp(value: string, base: string, index: SchemaIndex): unknown {
+/** The value a `$ref` points to inside the schema, or why there is none. */
+function lookUp(value: string, base: string, index: SchemaIndex, context: RefContext): Resolution {
   const uri = resolveUri(value, base);
   if (uri === undefined) return undefined;
-  const resource = index.resources.get(withoutFragment(uri.href));
-  if (resource === undefined) return undefined;
+  const resourceUri = withoutFragment(uri.href);
+  const resource = index.resources.get(resourceUri);
+  const written = value.includes('#') ? value.slice(value.indexOf('#')) : '#';
+  if (resource === undefined) {
+    if (context.known.has(resourceUri)) return undefined;
+    const own = context.ownId === undefined ? undefined : resolveUri(context.ownId, ROOT);
+    if (own !== undefined && withoutFragment(own.href) === resourceUri) {
+      return { missing: { reason: 'cannot be resolved: it names this schema by its own `$id`, which knoc drops (each spec is compiled on its own)', hint: `Refer to this schema as \`${written}\`.` } };
+    }
+    return {
+      missing: {
+        reason: 'cannot be resolved: no schema in this spec has that `$id`, and knoc never fetches schemas from the network or from other files',
+        hint: 'Copy the schema it refers to into this spec, under `$defs`, and refer to it as `#/$defs/<name>`.',
+      },
+    };
+  }
   const fragment = uri.hash.slice(1);
-  if (fragment === '') return resource;
-  if (!fragment.startsWith('/')) return index.anchors.get(`${withoutFragment(uri.href)}#${decode(fragment) ?? fragment}`);
+  // ajv reads `#/` as the root, as it does `#`.
+  if (fragment === '' || fragment === '/') return { found: resource };
+  if (!fragment.startsWith('/')) {
+    const anchor = decode(fragment) ?? fragment;
+    const found = index.anchors.get(`${resourceUri}#${anchor}`);
+    if (found !== undefined) return { found };
+    return { missing: { reason: `cannot be resolved: no schema in this spec has \`$anchor: ${anchor}\``, hint: 'Add the `$anchor` to the schema it should lead to, or point it at a schema this spec defines.' } };
+  }
   let node: unknown = resource;
   for (const part of fragment.slice(1).split('/')) {
     const key = decode(part)?.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (key === undefined || (!isRecord(node) && !Array.isArray(node)) || !Object.hasOwn(node, key)) return undefined;
+    if (key === undefined) return undefined;
+    if ((!isRecord(node) && !Array.isArray(node)) || !Object.hasOwn(node, key)) {
+      return { missing: { reason: `cannot be resolved: the schema has nothing at \`${written.slice(1)}\``, hint: 'Point it at a schema this spec defines, for example one under `$defs`, or add the definition it names.' } };
+    }
     node = (node as Record<string, unknown>)[key];
   }
-  return node;
+  return { found: node };
 }
 
 /**

@@ -77,6 +77,8 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
   // Checked here, not by every compile: the schemas knoc ships are checked by its tests, so a build with no specs of its own
   // never compiles the meta-schema (about a fifth of a second, in each thread that compiles schemas).
   const ajv = createAjv({ regExp: patternEngine, validateSchema: false });
+  // What a `$ref` may name outside its own schema: the meta-schemas ajv holds. knoc never fetches another.
+  const known = new Set([...Object.keys(ajv.schemas), ...Object.keys(ajv.refs)]);
   const usable = new Map<string, { name: string; version: string; schema: Record<string, unknown>; entity: Entity }>();
   const refused = new Set<string>();
   for (const [key, spec] of [...chosen].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -96,8 +98,9 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
     }
     if (isShipped(spec.entity) || ajv.validateSchema(schema) === true) {
       usable.set(key, { ...spec, schema });
-      // Defined, so entities that select it are told it cannot be used, but never compiled: validating against it would not end.
-      const problem = isShipped(spec.entity) ? undefined : findRefProblem(schema);
+      // Defined, so entities that select it are told it cannot be used, but never compiled: it would not compile, or validating would not end.
+      const ownId = typeof spec.schema.$id === 'string' ? spec.schema.$id : undefined;
+      const problem = isShipped(spec.entity) ? undefined : findRefProblem(schema, { known, ...(ownId !== undefined ? { ownId } : {}) });
       if (problem) {
         refused.add(key);
         const pointer = `/spec/schema${problem.pointer}`;
