@@ -108,6 +108,7 @@ describe('knoc CLI (real process)', () => {
     [['build', '--no-such-flag'], /^knoc: unknown option `--no-such-flag`\nRun `knoc build --help` for usage\.\n$/],
     [['check', '--format'], /^knoc: option `--format` needs a value\nRun `knoc check --help` for usage\.\n$/],
     [['build', '--quiet=yes'], /option `--quiet` takes no value/],
+    [['build', '--root', '--quiet'], /option `--root` needs a value/],
     [['build', 'content'], /unexpected argument `content`/],
     [['build', '--format', 'xml'], /unknown format `xml`/],
     [['build', '--base-url', 'not a url'], /--base-url must be an absolute/],
@@ -137,6 +138,12 @@ describe('knoc CLI (real process)', () => {
       expect(run.stderr).not.toMatch(STACK);
     }
     expect([...snapshotTree(dir).keys()]).toEqual(['notes.kno']);
+    // A linked content/ makes a repository, whose link discovery then reports (KNO1005), not KNO1020.
+    const linked = makeTempDir();
+    symlinkSync(path.join(happy, 'content'), path.join(linked, 'content'));
+    const link = runCli(['check', '--root', linked, '--base-url', 'https://agents.example.org']);
+    expect(link.stderr).toContain('KNO1005');
+    expect(link.stderr).not.toContain('KNO1020');
     // A subfolder of a repository is not one either.
     const root = copyRepo(happy);
     const inside = runCli(['check', '--format', 'json'], {}, path.join(root, 'content/agent-blueprints'));

@@ -226,6 +226,15 @@ describe('where reports and the cache are written', () => {
     expect(existsSync(path.join(root, 'content/agent-blueprints/report.json'))).toBe(false);
   });
 
+  it('refuses --cache-dir . when the repository is reached through a link', () => {
+    const { root, files } = fresh();
+    const link = path.join(files, 'repo-link');
+    symlinkSync(root, link);
+    const before = snapshotTree(path.join(root, 'dist'));
+    expectRefused(knoc(['check', '--root', link, '--cache-dir', '.'], files), /--cache-dir `\.` is the repository itself/, root, before);
+    expect(existsSync(path.join(root, 'cache.bin'))).toBe(false);
+  });
+
   it('says which report could not be written, still shows the findings, and exits 2 (a device that is full)', () => {
     const { root } = fresh();
     writeFileSync(path.join(root, BLUEPRINT), readFileSync(path.join(root, BLUEPRINT), 'utf8').replace(/domains: \[([^\]]*)\]/, 'domains: [$1, no-such-domain]'));

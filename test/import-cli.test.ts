@@ -213,6 +213,25 @@ describe('knoc import (real process)', () => {
     expect(runCli(['check', '--root', root, '--base-url', 'https://agents.example.org']).status).toBe(0);
   });
 
+  it('leaves out extension params holding a `__proto__` key at any depth (KNO7009), so the blueprint builds', () => {
+    const root = makeTempDir();
+    const card = path.join(root, 'card.json');
+    writeFileSync(card, `{
+  "name": "Zed", "description": "d", "version": "1.0.0",
+  "capabilities": { "extensions": [{ "uri": "https://example.org/ext/a", "description": "kept", "params": { "deep": [{ "__proto__": { "polluted": true } }] } }] },
+  "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+  "skills": [{ "id": "s", "name": "s", "description": "d", "tags": ["t"] }],
+  "supportedInterfaces": [{ "url": "https://a.example/x", "protocolBinding": "JSONRPC", "protocolVersion": "1.0" }]
+}
+`);
+    const run = runCli(['import', card, '--root', root, '--format', 'json']);
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).diagnostics.map((d: { code: string; pointer: string }) => `${d.code} ${d.pointer}`)).toEqual(['KNO7009 /capabilities/extensions/0/params']);
+    const projection = parse(readFileSync(path.join(root, 'content/agent-blueprints/zed.kno'), 'utf8')).a2a_projection;
+    expect(projection.extensions).toEqual([{ uri: 'https://example.org/ext/a', description: 'kept' }]);
+    expect(runCli(['check', '--root', root, '--base-url', 'https://agents.example.org']).status).toBe(0);
+  });
+
   it('gives each import a fresh ULID', () => {
     const ids = [makeTempDir(), makeTempDir()].map((root) => {
       mkdirSync(path.join(root, 'content'));

@@ -83,7 +83,8 @@ function usageMessage(error: Error): string {
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted) {
     // "-f, --format <value>" or "--quiet": the long name is the last word that starts with "--".
     const option = quoted.split(/[\s,]+/).filter((word) => word.startsWith('-')).pop() ?? quoted;
-    return quoted.includes('<value>') ? `option \`${option}\` needs a value` : `option \`${option}\` takes no value`;
+    // "argument missing", or "argument is ambiguous" when the next word is an option: either way the value is missing.
+    return /does not take an argument/.test(error.message) ? `option \`${option}\` takes no value` : `option \`${option}\` needs a value`;
   }
   return error.message;
 }
@@ -94,7 +95,7 @@ function fileSystemRefusal(error: unknown): string | undefined {
   const { code, syscall, path: file } = error as NodeJS.ErrnoException;
   if (typeof code !== 'string' || typeof syscall !== 'string' || typeof file !== 'string' || !/^E[A-Z]+$/.test(code)) return undefined;
   const reasons: Record<string, string> = {
-    ENOENT: 'no such file or folder, and it cannot be made there',
+    ENOENT: syscall === 'mkdir' ? 'its parent folder does not exist and cannot be made' : 'no such file or folder',
     EACCES: 'permission denied',
     EPERM: 'operation not permitted',
     EROFS: 'the file system is read-only',
@@ -105,7 +106,7 @@ function fileSystemRefusal(error: unknown): string | undefined {
     EEXIST: 'a file is already there',
     EIO: 'the device reported an input/output error',
   };
-  const verb = syscall === 'mkdir' ? 'make the folder' : syscall === 'open' || syscall === 'write' || syscall === 'rename' ? 'write' : syscall === 'read' || syscall === 'scandir' ? 'read' : syscall;
+  const verb = syscall === 'mkdir' ? 'make the folder' : syscall === 'write' || syscall === 'rename' ? 'write' : syscall === 'read' || syscall === 'scandir' ? 'read' : syscall;
   return `cannot ${verb} \`${file}\`: ${reasons[code] ?? code} (${code})`;
 }
 

@@ -6,7 +6,8 @@ import type { FormatSpec } from './formats.js';
 /** The places of a repository a run reads and publishes: no report file or cache may go there. */
 export interface RepositoryPlaces {
   root: string;
-  outDir: string;
+  /** Undefined for a command that publishes nothing (diff). */
+  outDir?: string;
 }
 
 /** The output folder of a run (--out, else the config's `out`, else dist/), read only when a check needs it. */
@@ -40,7 +41,7 @@ export function checkCacheDir(cacheDir: string, places: RepositoryPlaces): void 
   const info = statSync(target, { throwIfNoEntry: false });
   if (info && !info.isDirectory()) throw new UsageError(`--cache-dir \`${cacheDir}\` is a file, expected a folder`);
   const real = realLocation(target);
-  if (real === places.root) throw new UsageError(`--cache-dir \`${cacheDir}\` is the repository itself, expected a folder of its own (default: node_modules/.cache/knoc)`);
+  if (real === realLocation(places.root)) throw new UsageError(`--cache-dir \`${cacheDir}\` is the repository itself, expected a folder of its own (default: node_modules/.cache/knoc)`);
   const clash = clashOf(real, places);
   if (clash) throw new UsageError(`--cache-dir \`${cacheDir}\`: the cache would ${clash}; name a folder of its own (default: node_modules/.cache/knoc)`);
 }
@@ -48,8 +49,7 @@ export function checkCacheDir(cacheDir: string, places: RepositoryPlaces): void 
 /** What writing at `file` would disturb, in words, or undefined. */
 function clashOf(file: string, { root, outDir }: RepositoryPlaces): string | undefined {
   const within = (folder: string) => file === folder || file.startsWith(folder + path.sep);
-  const realOut = realLocation(outDir);
-  if (within(realOut)) return `go into the output folder \`${path.relative(root, outDir) || '.'}\`, which every build replaces`;
+  if (outDir !== undefined && within(realLocation(outDir))) return `go into the output folder \`${path.relative(root, outDir) || '.'}\`, which every build replaces`;
   for (const folder of ['content', 'specs']) if (within(realLocation(path.join(root, folder)))) return `go among the sources in ${folder}/`;
   if (file.endsWith('.kno')) return 'be a `.kno` file, which a build reads as a source';
   for (const name of ['knoc.config.yaml', 'knoc-baseline.json']) if (file === realLocation(path.join(root, name))) return `overwrite ${name}`;

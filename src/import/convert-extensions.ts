@@ -84,13 +84,20 @@ function readExtension(item: unknown, pointer: string, ctx: ImportContext): (Rec
   for (const [key, ok, expected] of [
     ['description', typeof item.description === 'string', 'a string'],
     ['required', typeof item.required === 'boolean', '`true` or `false`'],
-    ['params', isRecord(item.params), 'an object'],
+    ['params', isRecord(item.params) && !holdsProtoKey(item.params), 'an object without a `__proto__` key (.kno files reserve it)'],
   ] as const) {
     if (item[key] === undefined) continue;
     if (ok) out[key] = item[key];
-    else ctx.report('KNO7009', { key, found: describeValue(item[key]), expected }, childOf(pointer, key));
+    else ctx.report('KNO7009', { key, found: key === 'params' && isRecord(item.params) ? 'an object with a `__proto__` key' : describeValue(item[key]), expected }, childOf(pointer, key));
   }
   return out;
+}
+
+/** Whether a `__proto__` key sits anywhere in `value`: params are copied as they are, and a build refuses that key (KNO1016). */
+function holdsProtoKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsProtoKey);
+  if (!isRecord(value)) return false;
+  return Object.keys(value).some((key) => key === '__proto__' || holdsProtoKey(value[key]));
 }
 
 function serviceClassProblem(extension: Record<string, unknown>): string | undefined {

@@ -4,10 +4,11 @@ import path from 'node:path';
 
 /**
  * `mkdir -p`: makes a folder and any missing parents; a folder already there
- * is fine, anything else there is an error. Node's own `{ recursive: true }`
- * never returns where a parent exists but refuses to hold the child with
- * ENOENT (a path under /proc): it keeps making the parent again. Here each
- * folder is tried once more after its parent, then the error stands.
+ * is fine whatever the error says (EEXIST, or EISDIR, EROFS on some systems),
+ * anything else there is an error. Node's own `{ recursive: true }` never
+ * returns where a parent exists but refuses to hold the child with ENOENT (a
+ * path under /proc): it keeps making the parent again. Here each folder is
+ * tried once more after its parent, then the error stands.
  */
 export function makeDirectorySync(dir: string): void {
   try {
@@ -47,7 +48,7 @@ function codeOf(error: unknown): unknown {
 }
 
 function alreadyFolder(error: unknown, isFolder: () => boolean): boolean {
-  if (codeOf(error) !== 'EEXIST') return false;
+  if (codeOf(error) === 'ENOENT') return false;
   try {
     return isFolder();
   } catch {
@@ -56,7 +57,7 @@ function alreadyFolder(error: unknown, isFolder: () => boolean): boolean {
 }
 
 async function alreadyFolderAsync(error: unknown, dir: string): Promise<boolean> {
-  if (codeOf(error) !== 'EEXIST') return false;
+  if (codeOf(error) === 'ENOENT') return false;
   return stat(dir).then(
     (info) => info.isDirectory(),
     () => false,

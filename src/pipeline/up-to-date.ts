@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { dropEditLog, newToken, saveEditState, type EditState } from '../cache/edit-state.js';
 import { changedSince, intactBelow, loadStatIndex, saveStatColumns, StatColumns, type LoadedStatIndex, type RecordedReport, type StampedPath } from '../cache/stat-index.js';
@@ -26,7 +26,8 @@ const CONFIG_FILE = 'knoc.config.yaml';
  * repository) would build an empty fleet from nothing.
  */
 export function isRepository(root: string): boolean {
-  return stampOf(path.join(root, CONFIG_FILE)) !== null || stampOf(path.join(root, 'content'))?.dir === true;
+  // A config under a name knoc does not read counts: the build then says so (KNO2040). A linked content/ counts: discovery reports the link.
+  return [CONFIG_FILE, 'knoc.config.yml', 'knoc.config.json', 'knoc.yaml', 'knoc.yml', 'content'].some((name) => existsSync(path.join(root, name)));
 }
 
 /** Options that change how a run is reported or how fast it goes, never what it produces. */

@@ -11,7 +11,7 @@ import { renderDiffText } from '../render/diff-text.js';
 import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
-import { checkReportTargets, repositoryPlaces } from '../written-paths.js';
+import { checkReportTargets } from '../written-paths.js';
 import { makeDirectory } from '../../model/make-directory.js';
 
 const DIFF_FORMATS = ['stylish', 'json', 'github'] as const;
@@ -73,7 +73,8 @@ async function runDiff(args: readonly string[]): Promise<number> {
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   checkBaseUrlOption(values['base-url']);
   const formats = parseFormats(values.format);
-  if (formats.some((f) => f.path !== undefined)) checkReportTargets(formats, await repositoryPlaces(values.root, undefined));
+  // diff publishes nothing, so a report may go into the output folder; never over a source.
+  if (formats.some((f) => f.path !== undefined)) checkReportTargets(formats, { root: path.resolve(values.root ?? '.') });
   let result: DiffResult;
   try {
     result = await diff({ against: values.against, ...(values.root !== undefined ? { root: values.root } : {}), ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}) });
