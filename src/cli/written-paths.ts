@@ -1,5 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { makeDirectory } from '../model/make-directory.js';
 import { UsageError } from './command.js';
 import type { FormatSpec } from './formats.js';
 
@@ -32,6 +34,22 @@ export function checkReportTargets(formats: readonly FormatSpec[], places: Repos
     if (info?.isDirectory()) throw new UsageError(`--format ${format.name}=${format.path}: \`${format.path}\` is a folder, expected the path of a file to write`);
     const clash = clashOf(realLocation(target), places);
     if (clash) throw new UsageError(`--format ${format.name}=${format.path}: the report would ${clash}; write it somewhere else`);
+  }
+}
+
+/**
+ * Writes one report file (--format NAME=FILE), making its folder. Returns what
+ * went wrong, in words, or undefined when it was written: the caller still
+ * shows the findings and then exits 2.
+ */
+export async function writeReportFile(format: { name: string; path: string }, render: () => Promise<string> | string): Promise<string | undefined> {
+  const target = path.resolve(format.path);
+  try {
+    await makeDirectory(path.dirname(target));
+    await writeFile(target, await render());
+    return undefined;
+  } catch (error) {
+    return `knoc: the ${format.name} report could not be written to \`${format.path}\`: ${(error as Error).message}`;
   }
 }
 

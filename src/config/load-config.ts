@@ -12,9 +12,10 @@ import { createAjv } from '../validate/create-ajv.js';
 import { mapAjvErrors } from '../validate/map-ajv-error.js';
 import { checkPublishedValues } from '../validate/rules/published-values.js';
 import { configSchema } from './config-schema.js';
+import { CONFIG_FILE } from './config-names.js';
 
-/** The config file's name at the build root. */
-export const CONFIG_FILE = 'knoc.config.yaml';
+/** The config file's name at the build root (config-names.ts, which modules that must not load this one read). */
+export { CONFIG_FILE } from './config-names.js';
 
 let validateConfig: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
 

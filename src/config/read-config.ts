@@ -6,7 +6,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { DEFAULT_LIMITS, limitsFrom, type ParseLimits } from '../model/limits.js';
 import type { SourceFile } from '../model/source-file.js';
 import { parseFile } from '../parse/parse-file.js';
-import { CONFIG_FILE } from './load-config.js';
+import { CONFIG_FILE, MISNAMED_CONFIG_FILES } from './config-names.js';
 
 /** knoc.config.yaml as read, or why it could not be: a missing file is no config and no finding. */
 export interface ConfigRead {
@@ -26,11 +26,8 @@ export function readConfigFile(root: string): ConfigRead {
   return 'source' in read ? { source: read.source, diagnostics: [] } : { diagnostics: [read.diagnostic] };
 }
 
-/** Names people give the config file that knoc does not read: without this finding, their settings would silently not apply. */
-const MISNAMED = ['knoc.config.yml', 'knoc.config.json', 'knoc.yaml', 'knoc.yml'];
-
 function misnamedConfig(root: string): Diagnostic[] {
-  const found = MISNAMED.find((name) => existsSync(path.join(root, name)));
+  const found = MISNAMED_CONFIG_FILES.find((name) => existsSync(path.join(root, name)));
   if (found === undefined) return [];
   return [createDiagnostic('KNO2040', { detail: `knoc reads its settings from ${CONFIG_FILE}, and there is none; \`${found}\` is not read` }, { file: found, hint: `Rename \`${found}\` to ${CONFIG_FILE} (in YAML).` })];
 }

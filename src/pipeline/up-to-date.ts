@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { dropEditLog, newToken, saveEditState, type EditState } from '../cache/edit-state.js';
 import { changedSince, intactBelow, loadStatIndex, saveStatColumns, StatColumns, type LoadedStatIndex, type RecordedReport, type StampedPath } from '../cache/stat-index.js';
@@ -9,6 +9,7 @@ import { listingOf, stampOf } from '../model/file-stamp.js';
 import type { SourceFile } from '../model/source-file.js';
 import type { BuildOptions } from './build.js';
 import { safeCacheDir } from './cache-location.js';
+import { CONFIG_FILE } from '../config/config-names.js';
 import { failsGate } from './gate.js';
 
 /** The baseline file's default name at the root. */
@@ -17,18 +18,6 @@ export const BASELINE_FILE = 'knoc-baseline.json';
 /** The cache folder's default place, relative to the root. */
 export const DEFAULT_CACHE_DIR = 'node_modules/.cache/knoc';
 
-/** The config file's name at the root (the same as load-config's, which this module must not load). */
-const CONFIG_FILE = 'knoc.config.yaml';
-
-/**
- * Whether `root` looks like a knoc repository: it has a knoc.config.yaml or a
- * content/ folder. Anything else (a mistyped --root, a subfolder of a
- * repository) would build an empty fleet from nothing.
- */
-export function isRepository(root: string): boolean {
-  // A config under a name knoc does not read counts: the build then says so (KNO2040). A linked content/ counts: discovery reports the link.
-  return [CONFIG_FILE, 'knoc.config.yml', 'knoc.config.json', 'knoc.yaml', 'knoc.yml', 'content'].some((name) => existsSync(path.join(root, name)));
-}
 
 /** Options that change how a run is reported or how fast it goes, never what it produces. */
 const REPORTING_ONLY = new Set(['root', 'cacheDir', 'failSeverity', 'maxWarnings', 'jobs', 'write']);

@@ -11,7 +11,7 @@ import { renderScaffold } from './scaffold-templates.js';
 import { slugProblem, titleOf } from './slug.js';
 import { surveyRepo, type RepoSurvey } from './survey-repo.js';
 import { writeNewFile } from '../emit/write-new-file.js';
-import { CONFIG_FILE } from '../config/load-config.js';
+import { isRepository } from '../config/config-names.js';
 
 /** The entity kinds `knoc new` makes. */
 export type NewKind = 'agent' | 'domain';
@@ -76,7 +76,7 @@ export async function newEntity(options: NewEntityOptions): Promise<NewEntityRes
   if (slugProblem(options.slug) !== undefined) throw new RangeError(`not a slug: ${options.slug}`);
   const root = path.resolve(options.root ?? '.');
   // A folder with neither a config nor content/ is not a repository: a file written there would not build.
-  if (!(await exists(path.join(root, CONFIG_FILE))) && !(await exists(path.join(root, 'content')))) {
+  if (!isRepository(root)) {
     return { diagnostics: [createDiagnostic('KNO8005', { path: options.root ?? '.' })], sources: new Map() };
   }
   const survey = options.survey ?? (await surveyRepo(root));

@@ -1,9 +1,9 @@
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { BuildOptions, BuildResult } from '../../pipeline/build.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
-import { cacheDirOf, isRepository, probeIndex } from '../../pipeline/up-to-date.js';
+import { cacheDirOf, probeIndex } from '../../pipeline/up-to-date.js';
+import { isRepository } from '../../config/config-names.js';
 import { sweepRetired } from '../../cache/retired-files.js';
 import type { RebuildExplanation } from '../../pipeline/explain.js';
 import { KNOC_VERSION } from '../../model/version.js';
@@ -13,8 +13,7 @@ import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
-import { checkCacheDir, checkReportTargets, repositoryPlaces } from '../written-paths.js';
-import { makeDirectory } from '../../model/make-directory.js';
+import { checkCacheDir, checkReportTargets, repositoryPlaces, writeReportFile } from '../written-paths.js';
 
 /** The reporting, gating and cache options `build` and `check` share. */
 export const COMMON_OPTIONS = `  --root DIR              repository to compile (default: current directory)
@@ -279,14 +278,9 @@ async function report(result: Reported, command: 'build' | 'check', formats: rea
       const stream = format.name === 'stylish' ? process.stderr : process.stdout;
       stream.write(await renderFormat(format.name, data, sources, choosePaint(stream, process.env)));
     } else {
-      const target = path.resolve(format.path);
-      try {
-        await makeDirectory(path.dirname(target));
-        await writeFile(target, await renderFormat(format.name, data, sources, choosePaint(undefined, {})));
-      } catch (error) {
-        // The findings still reach the terminal, and the summary says what happened; the run then exits 2.
-        unwritten.push(`knoc: the ${format.name} report could not be written to \`${format.path}\`: ${(error as Error).message}`);
-      }
+      // The findings still reach the terminal, and the summary says what happened; the run then exits 2.
+      const failure = await writeReportFile({ name: format.name, path: format.path }, () => renderFormat(format.name, data, sources, choosePaint(undefined, {})));
+      if (failure) unwritten.push(failure);
     }
   }
   if (unwritten.length > 0 && !formats.some((f) => f.name === 'stylish' && f.path === undefined)) {

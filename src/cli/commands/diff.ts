@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgainstError } from '../../diff/against-error.js';
@@ -11,8 +10,7 @@ import { renderDiffText } from '../render/diff-text.js';
 import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
-import { checkReportTargets } from '../written-paths.js';
-import { makeDirectory } from '../../model/make-directory.js';
+import { checkReportTargets, writeReportFile } from '../written-paths.js';
 
 const DIFF_FORMATS = ['stylish', 'json', 'github'] as const;
 type DiffFormat = (typeof DIFF_FORMATS)[number];
@@ -91,14 +89,9 @@ async function runDiff(args: readonly string[]): Promise<number> {
     if (format.path === undefined) {
       process.stdout.write(render(format.name, result, choosePaint(process.stdout, process.env)));
     } else {
-      const target = path.resolve(format.path);
-      try {
-        await makeDirectory(path.dirname(target));
-        await writeFile(target, render(format.name, result, choosePaint(undefined, {})));
-      } catch (error) {
-        process.stderr.write(`knoc: the ${format.name} report could not be written to \`${format.path}\`: ${(error as Error).message}\n`);
-        written = false;
-      }
+      const failure = await writeReportFile({ name: format.name, path: format.path }, () => render(format.name, result, choosePaint(undefined, {})));
+      if (failure) process.stderr.write(`${failure}\n`);
+      written &&= failure === undefined;
     }
   }
   return !written ? EXIT.usage : result.failed ? EXIT.findings : EXIT.ok;
