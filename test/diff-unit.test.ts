@@ -4,6 +4,9 @@ import { acknowledgeBreaks } from '../src/diff/acknowledge.js';
 import { compareCards } from '../src/diff/compare-cards.js';
 import { compareFleets } from '../src/diff/compare-fleets.js';
 import { PROVENANCE_URI } from '../src/model/extension-uris.js';
+import type { DiffResult } from '../src/diff/diff.js';
+import { renderDiffGithub } from '../src/cli/render/diff-github.js';
+import { renderDiffText } from '../src/cli/render/diff-text.js';
 
 const req = (schemes: Record<string, string[]>) => ({ schemes: Object.fromEntries(Object.entries(schemes).map(([k, v]) => [k, { list: v }])) });
 const card = (extra: Record<string, unknown> = {}) => ({
@@ -140,5 +143,33 @@ describe('acknowledgements', () => {
       ['b', 'removed-agent', 'Retired.'],
     ]);
     expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'KNO7020', severity: 'warning', file: 'knoc.config.yaml', pointer: '/acknowledged_breaks/1' })]);
+  });
+});
+
+describe('reports of a diff', () => {
+  // Card text is the base's or the sources': a hostile name must not rewrite the terminal or the CI log around it.
+  const hostile = 'drift\u001b[2J\u202eevil';
+  const result: DiffResult = {
+    base: { kind: 'build', label: 'dist-old' },
+    changes: [
+      { agent: hostile, kind: 'removed-skill', breaking: true, message: `Skill \`${hostile}\` is gone.`, file: `content/${hostile}.kno` },
+      { agent: hostile, kind: 'removed-skill', breaking: true, message: 'Another skill is gone.', acknowledged: `because ${hostile}` },
+    ],
+    diagnostics: [],
+    sources: new Map(),
+    agentCount: 1,
+    broken: false,
+    failed: true,
+  };
+  const plain = { red: (t: string) => t, yellow: (t: string) => t, cyan: (t: string) => t, bold: (t: string) => t, dim: (t: string) => t } as unknown as Parameters<typeof renderDiffText>[1];
+
+  it.each([
+    ['text', () => renderDiffText(result, plain)],
+    ['github', () => renderDiffGithub(result)],
+  ])('show control and bidi characters in card text as \\u{..} (%s)', (_name, render) => {
+    const out = render();
+    expect(out).toContain('drift\\u{1b}[2J\\u{202e}evil');
+    expect(out).not.toContain('\u001b');
+    expect(out).not.toContain('\u202e');
   });
 });

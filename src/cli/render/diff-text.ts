@@ -1,19 +1,20 @@
 import type { CardChange } from '../../diff/change.js';
 import type { DiffResult } from '../../diff/diff.js';
 import type { Paint } from './code-frame.js';
+import { printableLine } from './printable.js';
 
-/** The changes grouped per agent, one line each with its status and kind, then a summary line. */
+/** The changes grouped per agent, one line each with its status and kind, then a summary line; card text shown as stylish shows it (control characters as `\u{..}`). */
 export function renderDiffText(result: DiffResult, paint: Paint): string {
   const lines = [`Compared with ${describeBase(result)}.`];
   if (result.broken) return `${lines.join('\n')}\n${paint.red('The sources do not build now, so nothing was compared; fix the errors above first.')}\n`;
   const byAgent = groupByAgent(result.changes);
   const kindWidth = Math.max(0, ...result.changes.map((c) => c.kind.length));
   for (const [agent, changes] of byAgent) {
-    lines.push('', paint.bold(agent));
+    lines.push('', paint.bold(printableLine(agent)));
     for (const change of changes) {
       const status = change.acknowledged !== undefined ? paint.yellow('acknowledged') : change.breaking ? paint.red('breaking    ') : paint.cyan('safe        ');
-      lines.push(`  ${status}  ${change.kind.padEnd(kindWidth)}  ${change.message}`);
-      if (change.acknowledged !== undefined) lines.push(`  ${' '.repeat(12)}  ${' '.repeat(kindWidth)}  ${paint.dim(`reason: ${change.acknowledged}`)}`);
+      lines.push(`  ${status}  ${change.kind.padEnd(kindWidth)}  ${printableLine(change.message)}`);
+      if (change.acknowledged !== undefined) lines.push(`  ${' '.repeat(12)}  ${' '.repeat(kindWidth)}  ${paint.dim(`reason: ${printableLine(change.acknowledged)}`)}`);
     }
   }
   lines.push('', summaryLine(result, byAgent.size, paint));
