@@ -9,14 +9,10 @@ import { generateCorpus, writeCorpus } from '../bench/generate.js';
 import { RETIRE_FROM_BYTES, RETIRED_FOLDER } from '../src/cache/retired-files.js';
 import { runCli } from './support/run-cli.js';
 import { copyRepo, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
+import { editFile, makeValidationLoop } from './support/edit-file.js';
 
 const blueprint = (root: string, slug: string) => path.join(root, 'content/agent-blueprints', `${slug}.kno`);
-const edit = (file: string, from: string | RegExp, to: string) => {
-  const text = readFileSync(file, 'utf8');
-  const next = text.replace(from, to);
-  expect(next, `the edit of ${path.basename(file)} must change it`).not.toBe(text);
-  writeFileSync(file, next);
-};
+const edit = editFile;
 /** A run's stderr without its duration and without what --verbose and --explain add. */
 const reportOf = (stderr: string) =>
   stderr
@@ -113,10 +109,7 @@ describe('an incremental build after blueprints changed in content', () => {
 
   it('reports a blueprint whose validation overflows the stack as a full build does, without declining and never as a crash', () => {
     const root = copyRepo(repoRoot);
-    // ajv runs this `$dynamicRef` as a call of the function it is in (`vendor_data`'s): any `x-` property loops in validation.
-    const spec = path.join(root, 'specs/agent-blueprint-schema.kno');
-    edit(spec, '    patternProperties:\n      "^x-": {}', '    patternProperties:\n      "^x-": { $ref: "#/$defs/vendor_data" }');
-    edit(spec, '    $defs:\n', '    $defs:\n      vendor_data: { $ref: "#/$defs/anything", anyOf: [{ $dynamicRef: "#anything" }] }\n      anything: { $anchor: anything }\n');
+    makeValidationLoop(root);
     expect(runCli(['build', '--root', root]).status).toBe(0);
     const probe = (r: string) => edit(blueprint(r, 'access-auditor'), /^slug: .*$/m, '$&\nx-probe: 1');
     expect(expectSameAsFullBuild(root, probe, [], { json: true })).toEqual({ incremental: true, status: 1 });

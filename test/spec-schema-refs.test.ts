@@ -2,7 +2,7 @@
 // could never finish following is a finding about the spec, and each entity
 // that selects it is told its schema cannot be used; knoc never crashes on one,
 // whichever thread validates and whatever the cache holds.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinSpecsDir } from '../src/discover/discover.js';
@@ -11,6 +11,7 @@ import { createAjv } from '../src/validate/create-ajv.js';
 import { findRefProblem } from '../src/validate/schema-refs.js';
 import { runCli, type CliRun } from './support/run-cli.js';
 import { copyRepo, repoRoot, snapshotTree } from './support/temp-repo.js';
+import { editFile, makeValidationLoop } from './support/edit-file.js';
 
 const STACK = /^\s+at .+:\d+:\d+\)?$/m;
 
@@ -99,12 +100,7 @@ function findingsOf(run: CliRun): Finding[] {
   return (JSON.parse(run.stdout) as { diagnostics: Finding[] }).diagnostics;
 }
 
-const edit = (file: string, from: string | RegExp, to: string) => {
-  const text = readFileSync(file, 'utf8');
-  const next = text.replace(from, to);
-  expect(next, `the edit of ${path.basename(file)} must change it`).not.toBe(text);
-  writeFileSync(file, next);
-};
+const edit = editFile;
 
 describe('a spec whose schema cannot be used (real CLI)', () => {
   // Each replaces the `type: object` at the root of the copy's perception-domain schema (line 19).
@@ -145,11 +141,7 @@ describe('a spec whose schema cannot be used (real CLI)', () => {
 
   it('is never a crash when validation overflows the stack anyway: the entity is told its schema cannot be used, in either thread', () => {
     const root = copyRepo(repoRoot);
-    // ajv runs this `$dynamicRef` as a call of the function it is in (`vendor_data`'s), not of the `$anchor` it names:
-    // the check when the spec is loaded follows JSON Schema's rules and finds no loop, but validation loops.
-    const spec = path.join(root, 'specs/agent-blueprint-schema.kno');
-    edit(spec, '    patternProperties:\n      "^x-": {}', '    patternProperties:\n      "^x-": { $ref: "#/$defs/vendor_data" }');
-    edit(spec, '    $defs:\n', '    $defs:\n      vendor_data: { $ref: "#/$defs/anything", anyOf: [{ $dynamicRef: "#anything" }] }\n      anything: { $anchor: anything }\n');
+    makeValidationLoop(root);
     expect(runCli(['build', '--root', root]).status).toBe(0);
     const before = snapshotTree(path.join(root, 'dist'));
     edit(path.join(root, 'content/agent-blueprints/drift-sentinel.kno'), /^visibility: public$/m, 'visibility: public\nx-probe: 1');
