@@ -72,6 +72,32 @@ describe('BytePatch', () => {
     }
   });
 
+  it('replaces one row of a page found by the sorted key in its marker, from memory and from the file, and declines any doubt', () => {
+    // Rows of different lengths (one far longer than the rest), sorted by slug, between a header and a footer that hold no marker.
+    const rowSlugs = ['a', 'a-b', 'b', 'c-1', 'c0', 'd', 'e', 'long', 'x'];
+    const row = (slug: string, description: string) => `  <li>\n    <article aria-labelledby="agent-${slug}">\n      <p>${description}</p>\n    </article>\n  </li>\n`;
+    const describe = (slug: string) => (slug === 'long' ? 'ü'.repeat(30_000) : `Does ${slug} · things`);
+    const page = (change?: [string, string]) => `<header>${'h'.repeat(5_000)}</header>\n${rowSlugs.map((slug) => row(slug, change?.[0] === slug ? change[1] : describe(slug))).join('')}<footer>${'f'.repeat(90_000)}</footer>\n`;
+    const lead = '  <li>\n    '.length;
+    const marker = '<article aria-labelledby="agent-';
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, 'index.html'), page());
+    for (const slug of rowSlugs) {
+      for (const bytes of [Buffer.from(page()), new FileBytes(path.join(dir, 'index.html'))]) {
+        const patch = new BytePatch(bytes);
+        expect(patch.fragment(marker, slug, lead, row(slug, describe(slug)), row(slug, 'New & shorter'), 40_000), slug).toBe(true);
+        expect(text(patch, Buffer.from(page()))).toBe(page([slug, 'New & shorter']));
+        if (bytes instanceof FileBytes) bytes.close();
+      }
+    }
+    const declines = (bytes: Buffer, slug: string, from: string) => expect(new BytePatch(bytes).fragment(marker, slug, lead, from, row(slug, 'x'), 40_000)).toBe(false);
+    // Not the row as written, a slug that is not there, a neighbour out of order, the same slug twice.
+    declines(Buffer.from(page()), 'c0', row('c0', 'Does c0 things'));
+    declines(Buffer.from(page()), 'c', row('c', describe('c')));
+    declines(Buffer.from(page().replace('agent-c-1"', 'agent-c1"')), 'c0', row('c0', describe('c0')));
+    declines(Buffer.from(page().replace('agent-d"', 'agent-c0"')), 'c0', row('c0', describe('c0')));
+  });
+
   it('reads a file a window at a time as a Buffer would read it', () => {
     const dir = makeTempDir();
     const file = path.join(dir, 'big');

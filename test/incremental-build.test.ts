@@ -182,6 +182,32 @@ describe('an incremental build after blueprints changed in content', () => {
     expect(readFileSync(cacheFile).toString('latin1')).not.toBe('not a code cache');
   }, 300_000);
 
+  it('patches the fleet card, the agent index and the agent\'s row of the fleet page after a description or version edit; a name edit rebuilds the fleet-level files', () => {
+    const root = builtRepo();
+    // With how many outputs the plan made: the patches' (card, page, the index, _headers, and the fleet card and page when they change), or every fleet-level file's.
+    const cases: [string, (root: string) => void, number][] = [
+      ['a title', (r) => edit(blueprint(r, 'access-auditor'), /^title: .*$/m, 'title: Patched'), 4],
+      ['a description with characters to escape', (r) => edit(blueprint(r, 'access-auditor'), 'description: Flags dormant credentials', 'description: Now "flags" <dormant> & ünïcode credentials'), 6],
+      ['a version', (r) => edit(blueprint(r, 'cost-watchdog'), /^version: .*$/m, 'version: 9.9.9'), 5],
+      ['a description and a version', (r) => {
+        edit(blueprint(r, 'cost-watchdog'), /^version: .*$/m, 'version: 10.0.0');
+        edit(blueprint(r, 'cost-watchdog'), /^ {2}description: Reports spend .*$/m, '  description: Watches spend.');
+      }, 6],
+      ['the card name', (r) => edit(blueprint(r, 'access-auditor'), 'name: Access Auditor', 'name: Access Reviewer'), 8],
+    ];
+    for (const [name, change, rebuilt] of cases) {
+      const twin = copyRepo(root);
+      cpSync(path.join(root, 'dist'), path.join(twin, 'dist'), { recursive: true });
+      change(root);
+      change(twin);
+      const run = runCli(['build', '--root', root, '--verbose']);
+      expect(run.status, name).toBe(0);
+      expect(run.stderr, name).toMatch(new RegExp(`^ {2}plan +\\d+ ms +${rebuilt} outputs rebuilt$`, 'm'));
+      expect(runCli(['build', '--root', twin, '--no-cache']).status, name).toBe(0);
+      expect(snapshotTree(path.join(root, 'dist')), name).toEqual(snapshotTree(path.join(twin, 'dist')));
+    }
+  }, 300_000);
+
   it('says which path ran under --verbose and --explain', () => {
     const root = builtRepo();
     edit(blueprint(root, 'access-auditor'), /^title: .*$/m, 'title: Verbose');

@@ -109,6 +109,23 @@ export class BytePatch {
   }
 
   /**
+   * Replaces the text `from` by `to`, where `from` begins `lead` bytes before
+   * the occurrence of `marker` followed by `value` (up to a quote): one of a
+   * run of such occurrences sorted by their values (code-unit order, unique),
+   * none more than `span` bytes after the one before it (the rows of a page,
+   * each holding its key in an attribute). False unless that occurrence is
+   * there, its neighbours sort around it, and the text there is exactly `from`.
+   */
+  fragment(marker: string, value: string, lead: number, from: string, to: string, span: number): boolean {
+    const at = bisect(this.bytes, 0, this.bytes.length, marker, (v) => v, value, '"', span);
+    if (at < lead) return false;
+    const start = at - lead;
+    const old = Buffer.from(from, 'utf8');
+    if (!this.bytes.subarray(start, start + old.length).equals(old)) return false;
+    return this.add(start, start + old.length, Buffer.from(to, 'utf8'));
+  }
+
+  /**
    * The patched file: its sha256 and size, its bytes on demand, and a writer that copies the old file and writes the
    * patches over it (or writes them over a copy already made: `copied` says whether a file holds one).
    */
@@ -153,6 +170,15 @@ export class BytePatch {
               closeSync(fd);
             }
             return;
+          }
+        }
+        // Else the old file's bytes stream through one buffer with the patches between them (a file read through FileBytes is not held whole).
+        if (this.bytes instanceof FileBytes) {
+          try {
+            writePatched(source, file, this.bytes.length, edits);
+            return;
+          } catch {
+            // The file shrank while it was read: written from what is there, as a Buffer would be.
           }
         }
         writeFileSync(file, Buffer.concat(parts()));
@@ -261,6 +287,40 @@ function hashPatched(source: string, length: number, edits: readonly { start: nu
     closeSync(fd);
   }
   return hash.digest('hex');
+}
+
+/** Writes the file `source` (`length` bytes) with `edits` (sorted, not overlapping) to `file`, through the buffer `hashPatched` reads with. */
+function writePatched(source: string, file: string, length: number, edits: readonly { start: number; end: number; bytes: Buffer }[]): void {
+  scratch ??= Buffer.allocUnsafe(HASH_CHUNK);
+  const buffer = scratch;
+  const input = openSync(source, 'r');
+  try {
+    const output = openSync(file, 'w');
+    try {
+      const write = (bytes: Buffer) => {
+        for (let done = 0; done < bytes.length; ) done += writeSync(output, bytes, done, bytes.length - done);
+      };
+      let at = 0;
+      const copy = (end: number) => {
+        while (at < end) {
+          const read = readSync(input, buffer, 0, Math.min(buffer.length, end - at), at);
+          if (read === 0) throw new Error('the file shrank while it was read');
+          write(buffer.subarray(0, read));
+          at += read;
+        }
+      };
+      for (const { start, end, bytes } of edits) {
+        copy(start);
+        write(bytes);
+        at = end;
+      }
+      copy(length);
+    } finally {
+      closeSync(output);
+    }
+  } finally {
+    closeSync(input);
+  }
 }
 
 let scratch: Buffer | undefined;

@@ -8,25 +8,33 @@ import { dig } from '../model/guards.js';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson } from '../model/stable-json.js';
 import { KNOC_VERSION } from '../model/version.js';
+import { FLEET_CARD_PATH, type AgentCard } from '../project/a2a-types.js';
 import type { PublishedCard } from '../project/project-fleet-card.js';
 import { HEADERS_PATH, hostHeaders } from '../project/project-headers.js';
 import { renderAgentHtml } from '../render-pages/agent-page.js';
+import { renderFleetHtml } from '../render-pages/fleet-page.js';
 import { viewAgent } from '../render-pages/view-agent.js';
+import { viewFleetAgent, type FleetView } from '../render-pages/view-fleet.js';
 import { perceivedDomains } from '../resolve/resolve-references.js';
 import { BytePatch, FileBytes } from './edit-patch.js';
-import { AGENT_INDEX_PATH, agentPagePathOf, domainInfoOf, TEMPLATES_DIR, type EditOutputs } from './edit-outputs.js';
+import { AGENT_INDEX_PATH, agentPagePathOf, domainInfoOf, FLEET_PAGE_PATH, TEMPLATES_DIR, type EditOutputs } from './edit-outputs.js';
+import { AGENT_ROW_PREFIX, agentRowMarker, pageFragment, PLAIN_SLUG } from './fleet-page-fragment.js';
 
 /** More than any element of the manifest's inputs can be long (a path and two digests). */
 const INPUT_SPAN = 64 * 1024;
 
+/** How far apart two agent rows of the fleet page can be for a patch to find one (a row longer than this is rebuilt). */
+const ROW_SPAN = 256 * 1024;
+
 /**
- * The outputs an edit changes when no fleet-level field did (each changed
- * card's name, description, version, modes, skill tags and service class, and
- * its perceived domains, are as recorded): the fleet card, the domain and
- * service-class indexes and the fleet page stay as they are; the changed
- * cards and pages are written, and their entries in index/agents.json,
- * _headers and manifest.json patched in place. Undefined when any of that does
- * not hold, or a patch meets anything unexpected.
+ * The outputs an edit changes when no fleet-level field changed but a card's
+ * description or version (each changed card's name, modes, skill tags and
+ * service class, and its perceived domains, are as recorded): the domain and
+ * service-class indexes stay as they are; the changed cards and pages are
+ * written, and their entries in index/agents.json, _headers and manifest.json
+ * patched in place, as are the skill a changed description is in on the fleet
+ * card and the row of the fleet page a changed description or version is on.
+ * Undefined when any of that does not hold, or a patch meets anything unexpected.
  */
 export function patchChanges(
   head: EditHead,
@@ -41,7 +49,7 @@ export function patchChanges(
     const card = cards.get(position);
     const entity = replaced.get(position);
     if (!entity || JSON.stringify(dig(entity.data, 'persona', 'perception', 'domains')) !== JSON.stringify(dig(record.data, 'persona', 'perception', 'domains'))) return undefined;
-    if (card && (!record.published || stableJson(fleetView(card.card)) !== stableJson(record.published.card))) return undefined;
+    if (card && (!record.published || !onlyRowChanged(record.published.card, fleetView(card.card)))) return undefined;
   }
   // Each file read with its stamp: the patched copy is made from the old file only while that stamp holds.
   // Each is read only where its entries are; the two indexes are then hashed as they are read again (their new sha256 is needed).
@@ -67,30 +75,13 @@ export function patchChanges(
   } catch {
     return undefined;
   }
+  // The fleet card and the fleet page, opened when a changed description or version is on them.
+  let fleetCard: ReturnType<typeof opened> | undefined;
+  let fleetPage: ReturnType<typeof opened> | undefined;
   const domains = head.domains.flatMap(([, record]) => domainInfoOf(record.data, record.path) ?? []);
   const titles = new Map(domains.map((d) => [d.slug, d.title]));
   const site = { fleetName: head.config.fleet?.name ?? 'Agent fleet', knocVersion: KNOC_VERSION };
   const files = new Map<string, PlannedOutput>();
-  const pages = new Map<number, { sha256: string; size: number }>();
-  // Each changed output: its new sha256, and the sha256 its manifest entry and _headers block hold now.
-  const entries = new Map<string, { sha256: string; before?: string }>();
-  const add = (file: string, bytes: Buffer, sha256: string) => files.set(file, { path: file, sha256, size: bytes.length, inputs: [], bytes });
-  for (const [position, card] of cards) {
-    const record = targets.find((t) => t.position === position)!.record.published!;
-    const entity = replaced.get(position)!;
-    // The domains an agent page lists: those it perceives that the domain index names, sorted, once each.
-    const perceived = [...new Set(perceivedDomains(entity).map((d) => d.slug))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const page = agentPagePathOf(card.slug);
-    const bytes = Buffer.from(renderAgentHtml(viewAgent(card, entity, titles, perceived), site, TEMPLATES_DIR), 'utf8');
-    const pageSha256 = sha256Hex(bytes);
-    add(card.path, Buffer.from(card.text, 'utf8'), card.sha256);
-    add(page, bytes, pageSha256);
-    pages.set(position, { sha256: pageSha256, size: bytes.length });
-    entries.set(card.path, { sha256: card.sha256, before: record.sha256 });
-    entries.set(page, { sha256: pageSha256, before: record.pageSha256 });
-    const patched = agents.patch.element('",', 'slug', card.slug, (element) => (element.card === card.path && element.name === card.card.name && element.description === card.card.description && element.sha256 === record.sha256 ? { ...element, sha256: card.sha256 } : undefined));
-    if (!patched) return undefined;
-  }
   // The manifest's own sha256 is recorded only in the stat index, which needs it only for a racily clean stamp (see awaitLaterClock).
   // Undefined when the file changed while it was read.
   const patchedFile = (file: string, opened: { absolute: string; patch: BytePatch; unchanged: () => boolean; copied: (target: string) => boolean }, hashed = true): PlannedOutput | undefined => {
@@ -108,6 +99,61 @@ export function patchChanges(
       },
     };
   };
+  const pages = new Map<number, { sha256: string; size: number }>();
+  // Each changed output: its new sha256, and the sha256 its manifest entry and _headers block hold now.
+  const entries = new Map<string, { sha256: string; before?: string }>();
+  const add = (file: string, bytes: Buffer, sha256: string) => files.set(file, { path: file, sha256, size: bytes.length, inputs: [], bytes });
+  for (const [position, card] of cards) {
+    const record = targets.find((t) => t.position === position)!.record.published!;
+    const entity = replaced.get(position)!;
+    // The domains an agent page lists: those it perceives that the domain index names, sorted, once each.
+    const perceived = [...new Set(perceivedDomains(entity).map((d) => d.slug))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const page = agentPagePathOf(card.slug);
+    const bytes = Buffer.from(renderAgentHtml(viewAgent(card, entity, titles, perceived), site, TEMPLATES_DIR), 'utf8');
+    const pageSha256 = sha256Hex(bytes);
+    add(card.path, Buffer.from(card.text, 'utf8'), card.sha256);
+    add(page, bytes, pageSha256);
+    pages.set(position, { sha256: pageSha256, size: bytes.length });
+    entries.set(card.path, { sha256: card.sha256, before: record.sha256 });
+    entries.set(page, { sha256: pageSha256, before: record.pageSha256 });
+    const before = record.card;
+    const after = fleetView(card.card);
+    const patched = agents.patch.element('",', 'slug', card.slug, (element) => (element.card === card.path && element.name === before.name && element.description === before.description && element.sha256 === record.sha256 ? { ...element, description: after.description, sha256: card.sha256 } : undefined));
+    if (!patched) return undefined;
+    if (before.description !== after.description) {
+      // The fleet card lists each agent as a skill, with its card's description.
+      try {
+        fleetCard ??= opened(FLEET_CARD_PATH);
+      } catch {
+        return undefined;
+      }
+      const skill = fleetCard.patch.element('",', 'id', card.slug, (element) => (element.name === before.name && element.description === before.description && Object.keys(element).length === 4 ? { ...element, description: after.description } : undefined));
+      if (!skill) return undefined;
+    }
+    if (before.description !== after.description || before.version !== after.version) {
+      // The agent's row of the fleet page, found where the page's writer puts it and rendered again.
+      if (!PLAIN_SLUG.test(card.slug)) return undefined;
+      try {
+        fleetPage ??= opened(FLEET_PAGE_PATH);
+      } catch {
+        return undefined;
+      }
+      const render = (view: FleetView) => renderFleetHtml(view, site, TEMPLATES_DIR);
+      const row = (fields: AgentCard) => {
+        const agent = viewFleetAgent(card.slug, fields, perceived, titles);
+        return pageFragment(render, { name: '', description: '', version: null, provider: null, hasFleetCard: false, agents: [agent, agent], domains: [], diagram: null, knocVersion: KNOC_VERSION }, agentRowMarker(card.slug), true);
+      };
+      const [from, to] = [row(before), row(after)];
+      if (!from || !to || !fleetPage.patch.fragment(AGENT_ROW_PREFIX, card.slug, from.lead, from.text, to.text, ROW_SPAN)) return undefined;
+    }
+  }
+  for (const [file, changed] of [[FLEET_CARD_PATH, fleetCard], [FLEET_PAGE_PATH, fleetPage]] as const) {
+    if (!changed) continue;
+    const output = patchedFile(file, changed);
+    if (!output) return undefined;
+    files.set(file, output);
+    entries.set(file, { sha256: output.sha256 });
+  }
   if (cards.size > 0) {
     const output = patchedFile(AGENT_INDEX_PATH, agents);
     if (!output) return undefined;
@@ -126,7 +172,9 @@ export function patchChanges(
     });
   for (const [file, entry] of entries) if (!setEntry(file, entry.sha256, files.get(file)!.size)) return undefined;
   // _headers: each changed file's block carries its new sha256 as the ETag.
-  const block = (file: string, sha256: string) => [`/${file}`, ...Object.entries(hostHeaders(file, sha256)).map(([k, v]) => `  ${k}: ${v}`)].join('\n');
+  const lines = (url: string, file: string, sha256: string) => [url, ...Object.entries(hostHeaders(file, sha256)).map(([k, v]) => `  ${k}: ${v}`)].join('\n');
+  // The fleet page's block is followed by that of `/`, the URL it is opened at (projectHeaders), with the same headers.
+  const block = (file: string, sha256: string) => (file === FLEET_PAGE_PATH ? `${lines(`/${file}`, file, sha256)}\n\n${lines('/', file, sha256)}` : lines(`/${file}`, file, sha256));
   let headersChanged = false;
   for (const [file, { sha256, before }] of entries) {
     if (before === sha256) continue;
@@ -155,4 +203,9 @@ export function patchChanges(
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if (changed.length > 0) changed.push(patchedFile(MANIFEST_PATH, manifest, false)!);
   return { changed, rebuilt: files.size, pages };
+}
+
+/** True when a card's fleet view changed at most in its description and version: the fields only its own rows show. */
+function onlyRowChanged(before: AgentCard, after: AgentCard): boolean {
+  return stableJson({ ...after, description: before.description, version: before.version }) === stableJson(before);
 }

@@ -16,6 +16,7 @@ import { renderFleetHtml } from '../render-pages/fleet-page.js';
 import { viewAgent } from '../render-pages/view-agent.js';
 import { viewFleet, type FleetView } from '../render-pages/view-fleet.js';
 import type { bindSymbols } from '../resolve/bind.js';
+import { agentRowMarker, domainEntryMarker, fragmentStart, pageFragment, PLAIN_SLUG } from './fleet-page-fragment.js';
 import { AGENT_INDEX_PATH, agentPagePathOf, DOMAIN_INDEX_PATH, domainInfoOf, FLEET_PAGE_PATH, planned, SERVICE_CLASS_INDEX_PATH, TEMPLATES_DIR, type EditOutputs } from './edit-outputs.js';
 
 /** The outputs an edit changes, planned: the changed cards and pages, the fleet-level files rebuilt from the records, and the manifest patched. */
@@ -163,25 +164,11 @@ export function spliceFleetPage(page: string, render: (view: FleetView) => strin
   if (before.diagram || after.diagram || before.agents.length !== after.agents.length || before.domains.length !== after.domains.length) return undefined;
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   if (!same({ ...before, agents: [], domains: [] }, { ...after, agents: [], domains: [] })) return undefined;
-  const plain = /^[a-z0-9][a-z0-9-]*$/;
-  const lineStart = (text: string, at: number) => text.lastIndexOf('\n', at - 1) + 1;
-  // An agent row starts on the `<li>` line above its article; a domain entry on its own `<li id=...>` line.
-  const startOf = (text: string, marker: string, from: number, rowAbove: boolean) => {
-    const at = text.indexOf(marker, from);
-    if (at < 0) return -1;
-    return rowAbove ? lineStart(text, lineStart(text, at) - 1) : lineStart(text, at);
-  };
-  const fragment = (view: FleetView, marker: string, rowAbove: boolean): string | undefined => {
-    const mini = render(view);
-    const first = mini.indexOf(marker);
-    const second = mini.indexOf(marker, first + marker.length);
-    if (first < 0 || second < 0) return undefined;
-    return mini.slice(startOf(mini, marker, 0, rowAbove), startOf(mini, marker, first + marker.length, rowAbove));
-  };
+  const fragment = (view: FleetView, marker: string, rowAbove: boolean): string | undefined => pageFragment(render, view, marker, rowAbove)?.text;
   const edits: { at: number; from: string; to: string }[] = [];
   const change = (marker: string, rowAbove: boolean, from: string | undefined, to: string | undefined): boolean => {
     if (from === undefined || to === undefined || page.indexOf(marker) !== page.lastIndexOf(marker)) return false;
-    const at = startOf(page, marker, 0, rowAbove);
+    const at = fragmentStart(page, marker, 0, rowAbove);
     if (at < 0 || !page.startsWith(from, at)) return false;
     edits.push({ at, from, to });
     return true;
@@ -190,15 +177,15 @@ export function spliceFleetPage(page: string, render: (view: FleetView) => strin
   for (let i = 0; i < after.agents.length; i++) {
     const [a, b] = [before.agents[i]!, after.agents[i]!];
     if (same(a, b)) continue;
-    if (a.slug !== b.slug || !plain.test(a.slug)) return undefined;
-    const marker = `<article aria-labelledby="agent-${a.slug}">`;
+    if (a.slug !== b.slug || !PLAIN_SLUG.test(a.slug)) return undefined;
+    const marker = agentRowMarker(a.slug);
     if (!change(marker, true, fragment({ ...empty, agents: [a, a] }, marker, true), fragment({ ...empty, agents: [b, b] }, marker, true))) return undefined;
   }
   for (let i = 0; i < after.domains.length; i++) {
     const [a, b] = [before.domains[i]!, after.domains[i]!];
     if (same(a, b)) continue;
-    if (a.slug !== b.slug || !plain.test(a.slug)) return undefined;
-    const marker = `<li id="domain-${a.slug}">`;
+    if (a.slug !== b.slug || !PLAIN_SLUG.test(a.slug)) return undefined;
+    const marker = domainEntryMarker(a.slug);
     if (!change(marker, false, fragment({ ...empty, domains: [a, a] }, marker, false), fragment({ ...empty, domains: [b, b] }, marker, false))) return undefined;
   }
   let next = page;

@@ -34,6 +34,19 @@ export function agentPageHref(slug: string): string {
   return `agents/${slug}/index.html`;
 }
 
+/** One agent's row of the fleet page: from its card's fleet fields, the slugs of the domains it perceives (sorted) and every domain's title. */
+export function viewFleetAgent(slug: string, card: AgentCard, domains: readonly string[], titles: ReadonlyMap<string, string>): FleetView['agents'][number] {
+  return {
+    slug,
+    name: card.name || slug,
+    description: card.description,
+    version: card.version,
+    href: agentPageHref(slug),
+    classes: serviceClassesOf(card),
+    domains: domains.map((d) => ({ slug: d, title: titles.get(d) ?? d })),
+  };
+}
+
 /** The fleet page's data: every published agent and every domain, both sorted by slug. */
 export function viewFleet(fleet: AgentCard | undefined, fallbackName: string, agents: readonly PublishedCard[], domains: readonly DomainInfo[], index: DomainIndex, domainsOf: ReadonlyMap<string, string[]>): FleetView {
   const names = new Map(agents.map((a) => [a.slug, fleetFields(a).name || a.slug]));
@@ -44,15 +57,7 @@ export function viewFleet(fleet: AgentCard | undefined, fallbackName: string, ag
     version: fleet?.version ?? null,
     provider: fleet?.provider ? { organization: fleet.provider.organization, url: linkOf(fleet.provider.url) } : null,
     hasFleetCard: fleet !== undefined,
-    agents: agents.map((a) => ({ slug: a.slug, card: fleetFields(a) })).map(({ slug, card }) => ({
-      slug,
-      name: names.get(slug)!,
-      description: card.description,
-      version: card.version,
-      href: agentPageHref(slug),
-      classes: serviceClassesOf(card),
-      domains: (domainsOf.get(slug) ?? []).map((d) => ({ slug: d, title: titles.get(d) ?? d })),
-    })),
+    agents: agents.map((a) => viewFleetAgent(a.slug, fleetFields(a), domainsOf.get(a.slug) ?? [], titles)),
     domains: domains.map((d) => ({ ...d, agents: (index[d.slug] ?? []).filter((a) => names.has(a)).map((a) => ({ slug: a, name: names.get(a)!, href: agentPageHref(a) })) })),
     diagram: layoutDiagram(index, names, titles) ?? null,
     knocVersion: KNOC_VERSION,
