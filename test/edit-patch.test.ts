@@ -85,13 +85,16 @@ describe('BytePatch', () => {
     for (const slug of rowSlugs) {
       for (const bytes of [Buffer.from(page()), new FileBytes(path.join(dir, 'index.html'))]) {
         const patch = new BytePatch(bytes);
-        expect(patch.fragment(marker, slug, lead, row(slug, describe(slug)), row(slug, 'New & shorter'), 40_000), slug).toBe(true);
+        expect(patch.replace(patch.find(marker, slug, 40_000) - lead, row(slug, describe(slug)), row(slug, 'New & shorter')), slug).toBe(true);
         expect(text(patch, Buffer.from(page()))).toBe(page([slug, 'New & shorter']));
         if (bytes instanceof FileBytes) bytes.close();
       }
     }
-    const declines = (bytes: Buffer, slug: string, from: string) => expect(new BytePatch(bytes).fragment(marker, slug, lead, from, row(slug, 'x'), 40_000)).toBe(false);
-    // Not the row as written, a slug that is not there, a neighbour out of order, the same slug twice.
+    const declines = (bytes: Buffer, slug: string, from: string) => {
+      const patch = new BytePatch(bytes);
+      expect(patch.replace(patch.find(marker, slug, 40_000) - lead, from, row(slug, 'x'))).toBe(false);
+    };
+    // Not the row as written, a slug that is not there (found at -1), a neighbour out of order, the same slug twice.
     declines(Buffer.from(page()), 'c0', row('c0', 'Does c0 things'));
     declines(Buffer.from(page()), 'c', row('c', describe('c')));
     declines(Buffer.from(page().replace('agent-c-1"', 'agent-c1"')), 'c0', row('c0', describe('c0')));

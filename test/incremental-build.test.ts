@@ -182,10 +182,23 @@ describe('an incremental build after blueprints changed in content', () => {
     expect(readFileSync(cacheFile).toString('latin1')).not.toBe('not a code cache');
   }, 300_000);
 
-  it('patches the fleet card, the agent index and the agent\'s row of the fleet page after a description or version edit; a name edit rebuilds the fleet-level files', () => {
-    const root = builtRepo();
+  it('patches the agent\'s entries on the fleet card, the agent index and the fleet page after a name, description or version edit, and publishes what a full build would', () => {
     // With how many outputs the plan made: the patches' (card, page, the index, _headers, and the fleet card and page when they change), or every fleet-level file's.
-    const cases: [string, (root: string) => void, number][] = [
+    const expectPlan = (root: string, cases: [string, (root: string) => void, number][]) => {
+      for (const [name, change, rebuilt] of cases) {
+        const twin = copyRepo(root);
+        cpSync(path.join(root, 'dist'), path.join(twin, 'dist'), { recursive: true });
+        change(root);
+        change(twin);
+        const run = runCli(['build', '--root', root, '--verbose']);
+        expect(run.status, name).toBe(0);
+        expect(run.stderr, name).toMatch(new RegExp(`^ {2}plan +\\d+ ms +${rebuilt} outputs rebuilt$`, 'm'));
+        expect(runCli(['build', '--root', twin, '--no-cache']).status, name).toBe(0);
+        expect(snapshotTree(path.join(root, 'dist')), name).toEqual(snapshotTree(path.join(twin, 'dist')));
+      }
+    };
+    // The shipped examples: a fleet small enough for a diagram, which lays out every name.
+    expectPlan(builtRepo(), [
       ['a title', (r) => edit(blueprint(r, 'access-auditor'), /^title: .*$/m, 'title: Patched'), 4],
       ['a description with characters to escape', (r) => edit(blueprint(r, 'access-auditor'), 'description: Flags dormant credentials', 'description: Now "flags" <dormant> & ünïcode credentials'), 6],
       ['a version', (r) => edit(blueprint(r, 'cost-watchdog'), /^version: .*$/m, 'version: 9.9.9'), 5],
@@ -193,19 +206,22 @@ describe('an incremental build after blueprints changed in content', () => {
         edit(blueprint(r, 'cost-watchdog'), /^version: .*$/m, 'version: 10.0.0');
         edit(blueprint(r, 'cost-watchdog'), /^ {2}description: Reports spend .*$/m, '  description: Watches spend.');
       }, 6],
-      ['the card name', (r) => edit(blueprint(r, 'access-auditor'), 'name: Access Auditor', 'name: Access Reviewer'), 8],
-    ];
-    for (const [name, change, rebuilt] of cases) {
-      const twin = copyRepo(root);
-      cpSync(path.join(root, 'dist'), path.join(twin, 'dist'), { recursive: true });
-      change(root);
-      change(twin);
-      const run = runCli(['build', '--root', root, '--verbose']);
-      expect(run.status, name).toBe(0);
-      expect(run.stderr, name).toMatch(new RegExp(`^ {2}plan +\\d+ ms +${rebuilt} outputs rebuilt$`, 'm'));
-      expect(runCli(['build', '--root', twin, '--no-cache']).status, name).toBe(0);
-      expect(snapshotTree(path.join(root, 'dist')), name).toEqual(snapshotTree(path.join(twin, 'dist')));
-    }
+      ['the card name, on a page with a diagram', (r) => edit(blueprint(r, 'access-auditor'), 'name: Access Auditor', 'name: Access Reviewer'), 8],
+    ]);
+    // A fleet too large for a diagram: a name is patched too, in the agent's row and in each domain entry that links it.
+    const root = makeTempDir();
+    writeCorpus(root, generateCorpus({ n: 60, domains: 12 }));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const file = (r: string) => path.join(r, 'content/agent-blueprints', readdirSync(path.join(r, 'content/agent-blueprints')).sort()[0]!);
+    const last = (r: string) => path.join(r, 'content/agent-blueprints', readdirSync(path.join(r, 'content/agent-blueprints')).sort().at(-1)!);
+    expectPlan(root, [
+      ['the card name', (r) => edit(file(r), /^( {2}name: )(.*)$/m, '$1$2 <Renamed> & "quoted"'), 6],
+      ['the name, description and version of the last agent', (r) => {
+        edit(last(r), /^( {2}name: )(.*)$/m, '$1Last one');
+        edit(last(r), /^( {2}description: )(.*)$/m, '$1Described anew.');
+        edit(last(r), /^version: .*$/m, 'version: 3.0.0');
+      }, 6],
+    ]);
   }, 300_000);
 
   it('says which path ran under --verbose and --explain', () => {

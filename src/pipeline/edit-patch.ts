@@ -33,14 +33,17 @@ export class BytePatch {
    * given, is more than any element of the array can be long: the search
    * then looks that far for the next element and no further (for an array
    * of small elements followed by others: it never reads on through them).
+   * `indent` is how deep the array's elements are indented: four spaces for
+   * an array at the top of the object, more for one nested deeper.
    */
-  element(lead: string, field: string, value: string, change: (element: Record<string, unknown>) => Record<string, unknown> | undefined, span?: number): boolean {
-    const marker = `${lead}\n      ${JSON.stringify(field)}: "`;
+  element(lead: string, field: string, value: string, change: (element: Record<string, unknown>) => Record<string, unknown> | undefined, span?: number, indent = 4): boolean {
+    const pad = ' '.repeat(indent);
+    const marker = `${lead}\n${pad}  ${JSON.stringify(field)}: "`;
     const at = bisect(this.bytes, 0, span === undefined ? this.end(marker) : this.bytes.length, marker, (v) => v, value, '"', span);
     if (at < 0) return false;
-    // The element's own braces are the nearest lines indented exactly four spaces; deeper lines are indented more.
-    const brace = this.bytes.lastIndexOf('\n    {\n', at);
-    const end = this.bytes.indexOf('\n    }', at) + '\n    }'.length;
+    // The element's own braces are the nearest lines indented exactly `indent` spaces; deeper lines are indented more.
+    const brace = this.bytes.lastIndexOf(`\n${pad}{\n`, at);
+    const end = this.bytes.indexOf(`\n${pad}}`, at) + `\n${pad}}`.length;
     if (brace < 0 || end < at) return false;
     const start = brace + 1;
     const after = this.bytes.toString('latin1', end, end + 2);
@@ -52,10 +55,10 @@ export class BytePatch {
     } catch {
       return false;
     }
-    if (!isRecord(element) || element[field] !== value || !Buffer.from(elementText(element), 'utf8').equals(before)) return false;
+    if (!isRecord(element) || element[field] !== value || !Buffer.from(elementText(element, indent), 'utf8').equals(before)) return false;
     const next = change(element);
     if (!next || next[field] !== value) return false;
-    return this.add(start, end, Buffer.from(elementText(next), 'utf8'));
+    return this.add(start, end, Buffer.from(elementText(next, indent), 'utf8'));
   }
 
   /**
@@ -109,20 +112,27 @@ export class BytePatch {
   }
 
   /**
-   * Replaces the text `from` by `to`, where `from` begins `lead` bytes before
-   * the occurrence of `marker` followed by `value` (up to a quote): one of a
-   * run of such occurrences sorted by their values (code-unit order, unique),
-   * none more than `span` bytes after the one before it (the rows of a page,
-   * each holding its key in an attribute). False unless that occurrence is
-   * there, its neighbours sort around it, and the text there is exactly `from`.
+   * Where the occurrence of `marker` followed by `value` (up to a quote) is,
+   * from `low` on: one of a run of such occurrences sorted by their values
+   * (code-unit order, unique), none more than `span` bytes after the one
+   * before it and none after the run (the rows of a page, each holding its
+   * key in an attribute). -1 unless it is there and its neighbours sort
+   * around it.
    */
-  fragment(marker: string, value: string, lead: number, from: string, to: string, span: number): boolean {
-    const at = bisect(this.bytes, 0, this.bytes.length, marker, (v) => v, value, '"', span);
-    if (at < lead) return false;
-    const start = at - lead;
+  find(marker: string, value: string, span: number, low = 0): number {
+    return bisect(this.bytes, low, this.bytes.length, marker, (v) => v, value, '"', span);
+  }
+
+  /** Replaces the text `from` at `start` by `to`; false unless the text there is exactly `from`. */
+  replace(start: number, from: string, to: string): boolean {
     const old = Buffer.from(from, 'utf8');
-    if (!this.bytes.subarray(start, start + old.length).equals(old)) return false;
+    if (start < 0 || !this.bytes.subarray(start, start + old.length).equals(old)) return false;
     return this.add(start, start + old.length, Buffer.from(to, 'utf8'));
+  }
+
+  /** Where the last `marker` starts (found from the end of the file, once), or -1. */
+  last(marker: string): number {
+    return this.end(marker) - 1;
   }
 
   /**
@@ -335,10 +345,11 @@ function windowIndexOf(bytes: Bytes, marker: string, from: number, span: number)
   return at < 0 ? -1 : from + at;
 }
 
-/** An array element as `stableJson` writes it inside a top-level array: four spaces of indent, two more per level. */
-export function elementText(element: unknown): string {
+/** An array element as `stableJson` writes it inside an array whose elements are `indent` spaces deep (four at the top of the object), two more per level. */
+export function elementText(element: unknown, indent = 4): string {
   const text = stableJson({ a: [element] });
-  return text.slice('{\n  "a": [\n'.length, -'\n  ]\n}\n'.length);
+  const top = text.slice('{\n  "a": [\n'.length, -'\n  ]\n}\n'.length);
+  return indent === 4 ? top : top.replace(/^/gm, ' '.repeat(indent - 4));
 }
 
 /** What a patch reads of a file: a Buffer, or a file read a window at a time (`FileBytes`). */

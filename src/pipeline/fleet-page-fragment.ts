@@ -3,7 +3,8 @@ import type { FleetView } from '../render-pages/view-fleet.js';
 /** The marker an agent's row of the fleet page holds (its article, whose attribute starts with the prefix), and a domain's entry (its list item). */
 export const AGENT_ROW_PREFIX = '<article aria-labelledby="agent-';
 export const agentRowMarker = (slug: string) => `${AGENT_ROW_PREFIX}${slug}">`;
-export const domainEntryMarker = (slug: string) => `<li id="domain-${slug}">`;
+export const DOMAIN_ENTRY_PREFIX = '<li id="domain-';
+export const domainEntryMarker = (slug: string) => `${DOMAIN_ENTRY_PREFIX}${slug}">`;
 
 /** A slug the page writes as it is (nothing to escape), the only kind a fragment is looked for by. */
 export const PLAIN_SLUG = /^[a-z0-9][a-z0-9-]*$/;

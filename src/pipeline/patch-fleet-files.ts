@@ -6,35 +6,30 @@ import type { Entity } from '../model/entity.js';
 import { sameFileStamp, stampOf } from '../model/file-stamp.js';
 import { dig } from '../model/guards.js';
 import { sha256Hex } from '../model/digest.js';
-import { stableJson } from '../model/stable-json.js';
 import { KNOC_VERSION } from '../model/version.js';
-import { FLEET_CARD_PATH, type AgentCard } from '../project/a2a-types.js';
+import { FLEET_CARD_PATH } from '../project/a2a-types.js';
 import type { PublishedCard } from '../project/project-fleet-card.js';
 import { HEADERS_PATH, hostHeaders } from '../project/project-headers.js';
 import { renderAgentHtml } from '../render-pages/agent-page.js';
-import { renderFleetHtml } from '../render-pages/fleet-page.js';
 import { viewAgent } from '../render-pages/view-agent.js';
-import { viewFleetAgent, type FleetView } from '../render-pages/view-fleet.js';
 import { perceivedDomains } from '../resolve/resolve-references.js';
 import { BytePatch, FileBytes } from './edit-patch.js';
 import { AGENT_INDEX_PATH, agentPagePathOf, domainInfoOf, FLEET_PAGE_PATH, TEMPLATES_DIR, type EditOutputs } from './edit-outputs.js';
-import { AGENT_ROW_PREFIX, agentRowMarker, pageFragment, PLAIN_SLUG } from './fleet-page-fragment.js';
+import { onFleetCard, onFleetPage, onlyOwnEntriesChanged, patchFleetCard, patchFleetPage } from './patch-fleet-entries.js';
 
 /** More than any element of the manifest's inputs can be long (a path and two digests). */
 const INPUT_SPAN = 64 * 1024;
 
-/** How far apart two agent rows of the fleet page can be for a patch to find one (a row longer than this is rebuilt). */
-const ROW_SPAN = 256 * 1024;
-
 /**
- * The outputs an edit changes when no fleet-level field changed but a card's
- * description or version (each changed card's name, modes, skill tags and
- * service class, and its perceived domains, are as recorded): the domain and
- * service-class indexes stay as they are; the changed cards and pages are
- * written, and their entries in index/agents.json, _headers and manifest.json
- * patched in place, as are the skill a changed description is in on the fleet
- * card and the row of the fleet page a changed description or version is on.
- * Undefined when any of that does not hold, or a patch meets anything unexpected.
+ * The outputs an edit changes when no field of a card that every agent's
+ * entries share changed (each changed card's modes, skill tags and service
+ * class, and its perceived domains, are as recorded; see
+ * `onlyOwnEntriesChanged`): the domain and service-class indexes stay as they
+ * are; the changed cards and pages are written, and their entries in
+ * index/agents.json, _headers and manifest.json patched in place, as are,
+ * when a name, description or version changed, the agent's entries on the
+ * fleet card and the fleet page (patch-fleet-entries.ts). Undefined when any
+ * of that does not hold, or a patch meets anything unexpected.
  */
 export function patchChanges(
   head: EditHead,
@@ -49,7 +44,7 @@ export function patchChanges(
     const card = cards.get(position);
     const entity = replaced.get(position);
     if (!entity || JSON.stringify(dig(entity.data, 'persona', 'perception', 'domains')) !== JSON.stringify(dig(record.data, 'persona', 'perception', 'domains'))) return undefined;
-    if (card && (!record.published || !onlyRowChanged(record.published.card, fleetView(card.card)))) return undefined;
+    if (card && (!record.published || !onlyOwnEntriesChanged(record.published.card, fleetView(card.card)))) return undefined;
   }
   // Each file read with its stamp: the patched copy is made from the old file only while that stamp holds.
   // Each is read only where its entries are; the two indexes are then hashed as they are read again (their new sha256 is needed).
@@ -118,33 +113,14 @@ export function patchChanges(
     entries.set(page, { sha256: pageSha256, before: record.pageSha256 });
     const before = record.card;
     const after = fleetView(card.card);
-    const patched = agents.patch.element('",', 'slug', card.slug, (element) => (element.card === card.path && element.name === before.name && element.description === before.description && element.sha256 === record.sha256 ? { ...element, description: after.description, sha256: card.sha256 } : undefined));
+    const patched = agents.patch.element('",', 'slug', card.slug, (element) => (element.card === card.path && element.name === before.name && element.description === before.description && element.sha256 === record.sha256 ? { ...element, name: after.name, description: after.description, sha256: card.sha256 } : undefined));
     if (!patched) return undefined;
-    if (before.description !== after.description) {
-      // The fleet card lists each agent as a skill, with its card's description.
-      try {
-        fleetCard ??= opened(FLEET_CARD_PATH);
-      } catch {
-        return undefined;
-      }
-      const skill = fleetCard.patch.element('",', 'id', card.slug, (element) => (element.name === before.name && element.description === before.description && Object.keys(element).length === 4 ? { ...element, description: after.description } : undefined));
-      if (!skill) return undefined;
-    }
-    if (before.description !== after.description || before.version !== after.version) {
-      // The agent's row of the fleet page, found where the page's writer puts it and rendered again.
-      if (!PLAIN_SLUG.test(card.slug)) return undefined;
-      try {
-        fleetPage ??= opened(FLEET_PAGE_PATH);
-      } catch {
-        return undefined;
-      }
-      const render = (view: FleetView) => renderFleetHtml(view, site, TEMPLATES_DIR);
-      const row = (fields: AgentCard) => {
-        const agent = viewFleetAgent(card.slug, fields, perceived, titles);
-        return pageFragment(render, { name: '', description: '', version: null, provider: null, hasFleetCard: false, agents: [agent, agent], domains: [], diagram: null, knocVersion: KNOC_VERSION }, agentRowMarker(card.slug), true);
-      };
-      const [from, to] = [row(before), row(after)];
-      if (!from || !to || !fleetPage.patch.fragment(AGENT_ROW_PREFIX, card.slug, from.lead, from.text, to.text, ROW_SPAN)) return undefined;
+    try {
+      if (onFleetCard(before, after) && !patchFleetCard((fleetCard ??= opened(FLEET_CARD_PATH)).patch, card.slug, card.path, before, after)) return undefined;
+      if (onFleetPage(before, after) && !patchFleetPage((fleetPage ??= opened(FLEET_PAGE_PATH)).patch, card.slug, before, after, perceived, titles, site)) return undefined;
+    } catch {
+      // A fleet card or page that cannot be opened.
+      return undefined;
     }
   }
   for (const [file, changed] of [[FLEET_CARD_PATH, fleetCard], [FLEET_PAGE_PATH, fleetPage]] as const) {
@@ -203,9 +179,4 @@ export function patchChanges(
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if (changed.length > 0) changed.push(patchedFile(MANIFEST_PATH, manifest, false)!);
   return { changed, rebuilt: files.size, pages };
-}
-
-/** True when a card's fleet view changed at most in its description and version: the fields only its own rows show. */
-function onlyRowChanged(before: AgentCard, after: AgentCard): boolean {
-  return stableJson({ ...after, description: before.description, version: before.version }) === stableJson(before);
 }

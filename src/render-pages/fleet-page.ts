@@ -81,7 +81,7 @@ export function* fleetHtmlParts(fleet: FleetView, site: { fleetName: string; kno
         // A domain of a large fleet is perceived by thousands of agents: their links go a few at a time.
         yield '          <p>Perceived by: ';
         for (let at = 0; at < domain.agents.length; at += LINKS_PER_PART) {
-          yield `${at > 0 ? ', ' : ''}${domain.agents.slice(at, at + LINKS_PER_PART).map((a) => `<a href="${esc(a.href)}">${esc(a.name)}</a>`).join(', ')}`;
+          yield `${at > 0 ? ', ' : ''}${domain.agents.slice(at, at + LINKS_PER_PART).map(agentLinkHtml).join(', ')}`;
         }
         yield '</p>\n';
       }
@@ -98,6 +98,14 @@ ${footerHtml(site.knocVersion, 'manifest.json')}</body>
 `;
 }
 
+/** An agent's link in a domain's list of the agents that perceive it. */
+export function agentLinkHtml(agent: { href: string; name: string }): string {
+  return `<a href="${esc(agent.href)}">${esc(agent.name)}</a>`;
+}
+
+/** Where the diagram starts, when the page has one. */
+export const DIAGRAM_MARKER = '<figure class="diagram">';
+
 /** How many agents' links one part of a domain's list holds. */
 const LINKS_PER_PART = 64;
 
@@ -106,7 +114,7 @@ function diagramHtml(diagram: DiagramLayout): string {
   const box = `width="${esc(diagram.boxWidth)}" height="${esc(diagram.boxHeight)}" rx="6"`;
   const node = (kind: string) => (n: DiagramLayout['domains'][number]) =>
     `<g class="node ${kind}${truthy(n.alone) ? ' alone' : ''}"><rect x="${esc(n.x)}" y="${esc(n.y)}" ${box}/><text x="${esc(n.x)}" y="${esc(n.y)}" dx="10" dy="18">${esc(n.label)}</text></g>\n`;
-  return `<figure class="diagram">
+  return `${DIAGRAM_MARKER}
   <figcaption id="diagram-caption">Which agent perceives which domain: domains on the left, agents on the right. The list below the picture says the same in words, with links.</figcaption>
   <div class="diagram-frame" tabindex="0" role="group" aria-labelledby="diagram-caption">
     <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${esc(diagram.width)} ${esc(diagram.height)}" role="img" aria-labelledby="diagram-title diagram-desc">
