@@ -140,6 +140,10 @@ describe('BytePatch', () => {
             expect(bytes.indexOf(needle, from, from + span), `within ${span}`).toBe(content.subarray(0, from + span).indexOf(needle, from));
             expect(bytes.lastIndexOf(needle, from)).toBe(content.lastIndexOf(needle, from));
             expect(bytes.lastIndexOf(needle)).toBe(content.lastIndexOf(needle));
+            // Back to a floor: a match must start at or after it.
+            const floor = Math.max(0, from - span);
+            const last = content.lastIndexOf(needle, from);
+            expect(bytes.lastIndexOf(needle, from, floor), `back to ${floor}`).toBe(last >= floor ? last : -1);
             expect(bytes.subarray(from, from + 70_000).equals(content.subarray(from, from + 70_000))).toBe(true);
             // What a search found is still there to read: the scratch buffer is never handed out.
             const at = bytes.indexOf(needle, from);

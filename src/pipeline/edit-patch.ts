@@ -250,8 +250,10 @@ function bisect(bytes: Bytes, low: number, high: number, marker: string, order: 
     const value = valueAt(at);
     if (value === undefined) return -1;
     if (value === wanted) {
-      // The neighbours must sort strictly around it: then it is the only one.
-      const previous = bytes.lastIndexOf(marker, at - 1);
+      // The neighbours must sort strictly around it: then it is the only one. The one before is looked for back to the
+      // last smaller value the search met, or when it met none (the first of the run), a window's length back.
+      const floor = lo > low ? lo - 1 : Math.max(low, at - (span === Infinity ? NEIGHBOUR_WINDOW : span));
+      const previous = bytes instanceof FileBytes ? bytes.lastIndexOf(marker, at - 1, floor) : bytes.lastIndexOf(marker, at - 1);
       const following = next(at + 1);
       const before = previous > low ? valueAt(previous) : undefined;
       const after = following >= 0 ? valueAt(following) : undefined;
@@ -336,6 +338,9 @@ function writePatched(source: string, file: string, length: number, edits: reado
 let scratch: Buffer | undefined;
 
 const HASH_CHUNK = 128 * 1024;
+
+/** How far back from the first element of a sorted run a search looks for one before it (see `bisect`). */
+const NEIGHBOUR_WINDOW = 256 * 1024;
 
 /** The first `marker` from `from` that starts within `span` bytes, or -1. */
 function windowIndexOf(bytes: Bytes, marker: string, from: number, span: number): number {
@@ -450,24 +455,25 @@ export class FileBytes implements Bytes {
     return -1;
   }
 
-  lastIndexOf(text: string, from = this.length - 1): number {
+  lastIndexOf(text: string, from = this.length - 1, floor = 0): number {
     const needle = Buffer.from(text, 'utf8');
     const seam = needle.length - 1;
     // The latest offset a match may start at; from the block where such a match would end, back, like indexOf.
     let last = Math.min(from, this.length - needle.length);
-    if (last < 0) return -1;
+    if (last < floor) return -1;
+    const above = (at: number) => (at >= floor ? at : -1);
     for (let index = Math.floor(Math.min(last + seam, this.length - 1) / WINDOW); index >= 0; index--) {
       const start = index * WINDOW;
       const block = this.scan(index);
       const inside = last >= start ? block.lastIndexOf(needle, last - start) : -1;
-      if (inside >= 0) return start + inside;
-      if (index === 0) return -1;
+      if (inside >= 0) return above(start + inside);
+      if (index === 0 || start <= floor) return -1;
       const limit = last - (start - seam);
       if (seam > 0 && limit >= 0) {
         const head = Buffer.from(block.subarray(0, seam));
         const before = this.scan(index - 1);
         const across = Buffer.concat([before.subarray(before.length - seam), head]).lastIndexOf(needle, limit);
-        if (across >= 0) return start - seam + across;
+        if (across >= 0) return above(start - seam + across);
       }
       last = Math.min(last, start - 1);
     }
