@@ -1,9 +1,10 @@
 // The byte patches an incremental build applies to index/agents.json, manifest.json and _headers:
 // a patched file must be exactly what writing the whole new object would give, and any doubt declines.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../src/model/digest.js';
 import { stableJson } from '../src/model/stable-json.js';
 import { projectHeaders } from '../src/project/project-headers.js';
 import { BytePatch, FileBytes } from '../src/pipeline/edit-patch.js';
@@ -99,6 +100,43 @@ describe('BytePatch', () => {
     declines(Buffer.from(page()), 'c', row('c', describe('c')));
     declines(Buffer.from(page().replace('agent-c-1"', 'agent-c1"')), 'c0', row('c0', describe('c0')));
     declines(Buffer.from(page().replace('agent-d"', 'agent-c0"')), 'c0', row('c0', describe('c0')));
+  });
+
+  it('writes a file whose length a patch changes to where it is staged as it hashes it, and the writer then leaves that file as it is', () => {
+    const dir = makeTempDir();
+    const source = path.join(dir, 'agents.json');
+    writeFileSync(source, stableJson(agents(slugs)));
+    const after = structuredClone(agents(slugs));
+    after.agents[3]!.description = 'Longer than it was, by a good many bytes';
+    const staged = path.join(dir, 'stage', 'index', 'agents.json');
+    const patched = (bytes: FileBytes, change: Record<string, unknown>, unchanged = () => true) => {
+      const patch = new BytePatch(bytes);
+      expect(patch.element('",', 'slug', 'c-1', (e) => ({ ...e, ...change }))).toBe(true);
+      return patch.result(source, unchanged, undefined, staged);
+    };
+    withFileBytes(source, (bytes) => {
+      const result = patched(bytes, { description: after.agents[3]!.description });
+      expect(result.sha256()).toBe(sha256Hex(stableJson(after)));
+      expect(readFileSync(staged, 'utf8')).toBe(stableJson(after));
+      const { ino, mtimeMs } = statSync(staged);
+      result.writeTo(staged);
+      expect(statSync(staged)).toMatchObject({ ino, mtimeMs });
+      result.writeTo(path.join(dir, 'elsewhere'));
+      expect(readFileSync(path.join(dir, 'elsewhere'), 'utf8')).toBe(stableJson(after));
+    });
+    // A patch that keeps the length is left to the writer (a copy by the kernel, then the patch); a file that changed while it was hashed is not staged.
+    rmSync(staged);
+    withFileBytes(source, (bytes) => {
+      expect(patched(bytes, { sha256: 'new-c-1' }).sha256()).toBeDefined();
+      expect(existsSync(staged)).toBe(false);
+    });
+    withFileBytes(source, (bytes) => {
+      const result = patched(bytes, { description: after.agents[3]!.description }, () => false);
+      expect(result.sha256()).toBeUndefined();
+      writeFileSync(staged, 'stale');
+      result.writeTo(staged);
+      expect(readFileSync(staged, 'utf8')).toBe(stableJson(after));
+    });
   });
 
   it('reads a file a window at a time as a Buffer would read it', () => {

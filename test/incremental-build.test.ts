@@ -162,6 +162,17 @@ describe('an incremental build after blueprints changed in content', () => {
     expect(readFileSync(path.join(retired, kept.find((name) => name.startsWith('manifest.json.'))!))).toEqual(old);
     expect(runCli(['build', '--root', root, '--explain']).stderr).toContain('Up to date:');
     expect(readdirSync(retired)).toEqual([]);
+    // An edit that fails publishes nothing: the copies of manifest.json made for its publish (one per attempt: a finding
+    // that needs positions parses again) are retired, not freed, and no stage is left.
+    const published = readFileSync(manifest);
+    expect(expectSameAsFullBuild(root, (r) => edit(path.join(r, 'content/agent-blueprints', file), /^ {2}safety_level: .*$/m, '  safety_level: reckless'))).toEqual({ incremental: true, status: 1 });
+    expect(readFileSync(manifest)).toEqual(published);
+    const copies = readdirSync(retired).filter((name) => name.startsWith('manifest.json.'));
+    expect(copies.length).toBeGreaterThan(0);
+    for (const copy of copies) {
+      expect(readFileSync(path.join(retired, copy))).toEqual(published);
+      expect(statSync(path.join(retired, copy)).ino).not.toBe(statSync(manifest).ino);
+    }
   }, 300_000);
 
   it('runs from its bundle with V8\'s code cache kept in the cache folder; a damaged code cache changes nothing but speed', () => {

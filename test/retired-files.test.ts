@@ -3,7 +3,7 @@
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RETIRE_FROM_BYTES, RETIRED_FOLDER, retire, sweepRetired } from '../src/cache/retired-files.js';
+import { RETIRE_FROM_BYTES, RETIRED_FOLDER, retire, retireUnpublished, sweepRetired } from '../src/cache/retired-files.js';
 import { runCli } from './support/run-cli.js';
 import { copyRepo, makeTempDir, repoRoot } from './support/temp-repo.js';
 
@@ -38,6 +38,31 @@ describe('retire', () => {
     writeFileSync(path.join(dir, 'not-a-folder'), '');
     expect(() => retire(path.join(dir, 'big'), path.join(dir, 'not-a-folder'))).not.toThrow();
     expect(statSync(path.join(dir, 'big')).nlink).toBe(1);
+  });
+});
+
+describe('retireUnpublished', () => {
+  it('moves a staged copy of a megabyte or more into the cache folder, leaves anything else where it is, and never throws', () => {
+    const dir = makeTempDir();
+    const cacheDir = path.join(dir, 'cache');
+    const copy = path.join(dir, 'stage', 'manifest.json');
+    mkdirSync(path.dirname(copy));
+    writeFileSync(copy, Buffer.alloc(RETIRE_FROM_BYTES, 'a'));
+    const { ino } = statSync(copy);
+    retireUnpublished(copy, cacheDir);
+    expect(existsSync(copy)).toBe(false);
+    const names = readdirSync(path.join(cacheDir, RETIRED_FOLDER));
+    expect(names).toEqual([expect.stringMatching(/^manifest\.json\.[0-9a-f]{12}$/)]);
+    expect(statSync(path.join(cacheDir, RETIRED_FOLDER, names[0]!)).ino).toBe(ino);
+    writeFileSync(path.join(dir, 'small'), Buffer.alloc(RETIRE_FROM_BYTES - 1, 'a'));
+    mkdirSync(path.join(dir, 'folder'));
+    for (const name of ['small', 'folder', 'absent']) retireUnpublished(path.join(dir, name), cacheDir);
+    expect(readdirSync(path.join(cacheDir, RETIRED_FOLDER))).toHaveLength(1);
+    expect(existsSync(path.join(dir, 'small'))).toBe(true);
+    writeFileSync(path.join(dir, 'big'), Buffer.alloc(RETIRE_FROM_BYTES, 'a'));
+    writeFileSync(path.join(dir, 'not-a-folder'), '');
+    expect(() => retireUnpublished(path.join(dir, 'big'), path.join(dir, 'not-a-folder'))).not.toThrow();
+    expect(existsSync(path.join(dir, 'big'))).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, lstatSync, readdirSync } from 'node:fs';
+import { linkSync, lstatSync, readdirSync, renameSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDirectorySync } from '../model/make-directory.js';
@@ -38,6 +38,25 @@ export function retire(file: string, cacheDir: string): void {
     linkSync(file, path.join(folder, `${path.basename(file)}.${randomBytes(6).toString('hex')}`));
   } catch {
     // Freed when it is replaced instead.
+  }
+}
+
+/**
+ * Moves `file`, a copy made for a publish that did not happen (an edit that
+ * changed no output, or failed), into the cache's folder of retired files when
+ * it is a regular file of `RETIRE_FROM_BYTES` or more, so that removing the
+ * stage it is in does not free its blocks now. Does nothing when it cannot:
+ * the stage's removal then frees it.
+ */
+export function retireUnpublished(file: string, cacheDir: string): void {
+  try {
+    const info = lstatSync(file, { throwIfNoEntry: false });
+    if (!info?.isFile() || info.size < RETIRE_FROM_BYTES) return;
+    const folder = path.join(cacheDir, RETIRED_FOLDER);
+    makeDirectorySync(folder);
+    renameSync(file, path.join(folder, `${path.basename(file)}.${randomBytes(6).toString('hex')}`));
+  } catch {
+    // Freed with its stage instead.
   }
 }
 

@@ -6,9 +6,9 @@ import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.j
 import { builtinSpecsDir, readSource } from '../discover/discover.js';
 import { dig, isRecord } from '../model/guards.js';
 import { MANIFEST_PATH } from '../emit/plan-outputs.js';
-import { discardEarlyStage, openEarlyStage, pendingJournal, publishChanged, type EarlyStage } from '../emit/write-outputs.js';
+import { confined, discardEarlyStage, openEarlyStage, pendingJournal, publishChanged, type EarlyStage } from '../emit/write-outputs.js';
 import { startEarlyCopies, type EarlyCopies } from '../emit/early-copy.js';
-import { retire } from '../cache/retired-files.js';
+import { retire, retireUnpublished } from '../cache/retired-files.js';
 import { digestOf, sha256Hex } from '../model/digest.js';
 import { AGENT_KIND, stringField, type Entity } from '../model/entity.js';
 import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
@@ -141,9 +141,10 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
   try {
     return await buildInStage(options, probe, open, early, started);
   } finally {
-    // Published, the stage is gone already; otherwise its copies go with it.
+    // Published, the stage is gone already; otherwise its copies go with it, the large ones retired (see `retire`), not freed now.
     if (early) {
       await early.copies.settled;
+      for (const file of [MANIFEST_PATH, HEADERS_PATH]) retireUnpublished(confined(early.stage.dir, file), probe.cacheDir);
       discardEarlyStage(early.stage);
     }
   }
@@ -330,7 +331,7 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
   async function publishEdit(): Promise<IncrementalResult | { declined: string }> {
     let outputs: EditOutputs | string | undefined;
     try {
-      outputs = patchChanges(head, cards, targets, replaced, outDir, closers, early?.copies);
+      outputs = patchChanges(head, cards, targets, replaced, outDir, closers, early?.copies, early?.stage.dir);
     } catch {
       // A fleet-level file that changed while it was read (it shrank under a patch) is a doubt like any other.
       outputs = undefined;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fleetView, type EditHead, type EntityRecord } from '../cache/edit-state.js';
 import type { EarlyCopies } from '../emit/early-copy.js';
+import { confined } from '../emit/write-outputs.js';
 import { MANIFEST_PATH, type PlannedOutput } from '../emit/plan-outputs.js';
 import type { Entity } from '../model/entity.js';
 import { sameFileStamp, stampOf } from '../model/file-stamp.js';
@@ -39,6 +40,7 @@ export function patchChanges(
   outDir: string,
   closers: (() => void)[],
   copies?: EarlyCopies,
+  stageDir?: string,
 ): EditOutputs | undefined {
   for (const { position, record } of targets) {
     const card = cards.get(position);
@@ -58,6 +60,8 @@ export function patchChanges(
       patch: new BytePatch(bytes),
       unchanged: () => stamp !== null && sameFileStamp(stampOf(absolute), stamp),
       copied: (target: string) => copies?.holds(file, target, stamp) ?? false,
+      // Where the publish stages it: a file whose length a patch changes is written there as it is hashed.
+      staged: stageDir !== undefined ? confined(stageDir, file) : undefined,
     };
   };
   let manifest: ReturnType<typeof opened>;
@@ -79,8 +83,8 @@ export function patchChanges(
   const files = new Map<string, PlannedOutput>();
   // The manifest's own sha256 is recorded only in the stat index, which needs it only for a racily clean stamp (see awaitLaterClock).
   // Undefined when the file changed while it was read.
-  const patchedFile = (file: string, opened: { absolute: string; patch: BytePatch; unchanged: () => boolean; copied: (target: string) => boolean }, hashed = true): PlannedOutput | undefined => {
-    const result = opened.patch.result(opened.absolute, opened.unchanged, opened.copied);
+  const patchedFile = (file: string, source: ReturnType<typeof opened>, hashed = true): PlannedOutput | undefined => {
+    const result = source.patch.result(source.absolute, source.unchanged, source.copied, source.staged);
     const sha256 = hashed ? result.sha256() : '';
     if (sha256 === undefined) return undefined;
     return {
