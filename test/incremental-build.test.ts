@@ -162,6 +162,8 @@ describe('an incremental build after blueprints changed in content', () => {
     expect(readFileSync(path.join(retired, kept.find((name) => name.startsWith('manifest.json.'))!))).toEqual(old);
     expect(runCli(['build', '--root', root, '--explain']).stderr).toContain('Up to date:');
     expect(readdirSync(retired)).toEqual([]);
+    // A comment changes no card, but the manifest's record of the file's bytes.
+    expect(expectSameAsFullBuild(root, (r) => edit(path.join(r, 'content/agent-blueprints', file), /^(title: .*)$/m, '$1  # a comment'))).toEqual({ incremental: true, status: 0 });
     // An edit that fails publishes nothing: the copies of manifest.json made for its publish (one per attempt: a finding
     // that needs positions parses again) are retired, not freed, and no stage is left.
     const published = readFileSync(manifest);

@@ -168,10 +168,16 @@ export function patchChanges(
     entries.set(HEADERS_PATH, { sha256: output.sha256 });
     if (!setEntry(HEADERS_PATH, output.sha256, output.size)) return undefined;
   }
-  // The manifest's record of each changed blueprint: the sha256 of its bytes and the digest of its data.
+  // The manifest's record of each changed blueprint: the sha256 of its bytes and the digest of its data (a comment changes the first only, and still the manifest).
+  let inputsChanged = false;
   for (const { position, record } of targets) {
     const entity = replaced.get(position)!;
-    const patched = manifest.patch.element('",', 'path', record.path, (element) => (typeof element.entityDigest === 'string' && typeof element.sha256 === 'string' ? { ...element, sha256: entity.source.sha256, entityDigest: `sha256:${entity.digest}` } : undefined), INPUT_SPAN);
+    const patched = manifest.patch.element('",', 'path', record.path, (element) => {
+      if (typeof element.entityDigest !== 'string' || typeof element.sha256 !== 'string') return undefined;
+      const next = { ...element, sha256: entity.source.sha256, entityDigest: `sha256:${entity.digest}` };
+      if (next.sha256 !== element.sha256 || next.entityDigest !== element.entityDigest) inputsChanged = true;
+      return next;
+    }, INPUT_SPAN);
     // A private blueprint is not listed; a public one must be.
     if (!patched && !(entity.data.visibility === 'private' && record.published === undefined && manifest.patch.bytes.indexOf(`"path": ${JSON.stringify(record.path)}`) < 0)) return undefined;
   }
@@ -181,6 +187,6 @@ export function patchChanges(
     if (entry.before !== entry.sha256) changed.push(output);
   }
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  if (changed.length > 0) changed.push(patchedFile(MANIFEST_PATH, manifest, false)!);
+  if (changed.length > 0 || inputsChanged) changed.push(patchedFile(MANIFEST_PATH, manifest, false)!);
   return { changed, rebuilt: files.size, pages };
 }
