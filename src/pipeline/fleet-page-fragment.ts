@@ -24,7 +24,7 @@ export function fragmentStart(text: string, marker: string, from: number, rowAbo
 /**
  * One fragment of the fleet page (an agent row, a domain entry) exactly as the page's writer writes it: `render`
  * is given a page of two copies of it (`view`), so the fragment ends where the second begins. Its text, and where
- * the marker sits in it; undefined when the page does not hold the marker twice.
+ * the marker sits in it (an index into the text); undefined when the page does not hold the marker twice.
  */
 export function pageFragment(render: (view: FleetView) => string, view: FleetView, marker: string, rowAbove: boolean): { text: string; lead: number } | undefined {
   const page = render(view);

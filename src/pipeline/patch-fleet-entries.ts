@@ -57,7 +57,8 @@ export function patchFleetPage(patch: BytePatch, slug: string, before: AgentCard
     return pageFragment(render, { name: '', description: '', version: null, provider: null, hasFleetCard: false, agents: [agent, agent], domains: [], diagram: null, knocVersion: KNOC_VERSION }, agentRowMarker(slug), true);
   };
   const [from, to] = [row(before), row(after)];
-  if (!from || !to || !patch.replace(patch.find(AGENT_ROW_PREFIX, slug, ROW_SPAN) - from.lead, from.text, to.text)) return false;
+  // The row starts that many bytes before its marker.
+  if (!from || !to || !patch.replace(patch.find(AGENT_ROW_PREFIX, slug, ROW_SPAN) - Buffer.byteLength(from.text.slice(0, from.lead), 'utf8'), from.text, to.text)) return false;
   if (before.name === after.name) return true;
   // The domain entries follow the last agent row (and the diagram, when there is one).
   const rows = patch.last(AGENT_ROW_PREFIX);
