@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/model/digest.js';
 import { stableJson } from '../src/model/stable-json.js';
 import { projectHeaders } from '../src/project/project-headers.js';
-import { BytePatch, FileBytes } from '../src/pipeline/edit-patch.js';
+import { BytePatch, elementText, FileBytes } from '../src/pipeline/edit-patch.js';
 import { makeTempDir } from './support/temp-repo.js';
 
 const agents = (slugs: string[]) => ({
@@ -137,6 +137,12 @@ describe('BytePatch', () => {
       result.writeTo(staged);
       expect(readFileSync(staged, 'utf8')).toBe(stableJson(after));
     });
+  });
+
+  it('writes an element of a nested array at its depth, with a line separator inside a string left as it is', () => {
+    const element = { name: 'a\u2028b\u2029c', tags: ['x'] };
+    expect(elementText(element, 12)).toBe(`            {\n              "name": "a\u2028b\u2029c",\n              "tags": [\n                "x"\n              ]\n            }`);
+    expect(elementText(element)).toBe(elementText(element, 12).split('\n').map((line) => line.slice(8)).join('\n'));
   });
 
   it('reads a file a window at a time as a Buffer would read it', () => {

@@ -4,6 +4,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateCorpus, writeCorpus } from '../bench/generate.js';
 import { RETIRE_FROM_BYTES, RETIRED_FOLDER } from '../src/cache/retired-files.js';
@@ -235,6 +236,29 @@ describe('an incremental build after blueprints changed in content', () => {
         edit(last(r), /^version: .*$/m, 'version: 3.0.0');
       }, 6],
     ]);
+  }, 300_000);
+
+  it('patches names and descriptions made of any characters, each edit publishing what a full build would', () => {
+    const root = makeTempDir();
+    writeCorpus(root, generateCorpus({ n: 60, domains: 12 }));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const files = readdirSync(path.join(root, 'content/agent-blueprints')).sort();
+    // Texts with what JSON, HTML and YAML each escape, and characters of every width.
+    const piece = fc.constantFrom('a', 'Z', '0', ' ', '"', "'", '<', '>', '&', '\\', '/', '#', ':', '-', '·', '—', 'é', 'ü', '中', '😀', '\u00a0', '\u2028');
+    const text = fc.array(piece, { minLength: 1, maxLength: 24 }).map((pieces) => `x${pieces.join('')}`);
+    const cases = fc.sample(fc.record({ file: fc.constantFrom(...files), name: fc.option(text), description: fc.option(text), version: fc.option(fc.constantFrom('2.0.0', '1.1.1-rc.1')) }), { numRuns: 6, seed: 27 });
+    for (const [k, { file, name, description, version }] of cases.entries()) {
+      const change = (r: string) => {
+        const target = path.join(r, 'content/agent-blueprints', file);
+        let next = readFileSync(target, 'utf8');
+        // Double-quoted YAML reads JSON's escapes; each edit differs from the last by its number.
+        if (name !== null) next = next.replace(/^( {2}name: ).*$/m, `$1${JSON.stringify(`${name} ${k}`)}`);
+        if (description !== null) next = next.replace(/^( {2}description: ).*$/m, `$1${JSON.stringify(`${description} ${k}`)}`);
+        if (version !== null) next = next.replace(/^version: .*$/m, `version: ${version}`);
+        writeFileSync(target, next.replace(/^(title: .*)$/m, `$1 ${k}`));
+      };
+      expect(expectSameAsFullBuild(root, change), JSON.stringify({ file, name, description, version })).toEqual({ incremental: true, status: 0 });
+    }
   }, 300_000);
 
   it('says which path ran under --verbose and --explain', () => {

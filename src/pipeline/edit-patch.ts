@@ -362,7 +362,8 @@ function windowIndexOf(bytes: Bytes, marker: string, from: number, span: number)
 export function elementText(element: unknown, indent = 4): string {
   const text = stableJson({ a: [element] });
   const top = text.slice('{\n  "a": [\n'.length, -'\n  ]\n}\n'.length);
-  return indent === 4 ? top : top.replace(/^/gm, ' '.repeat(indent - 4));
+  // Lines are split at '\n' only: a string may hold U+2028, which a multiline pattern's `^` would take for a line break.
+  return indent === 4 ? top : top.split('\n').map((line) => ' '.repeat(indent - 4) + line).join('\n');
 }
 
 /** What a patch reads of a file: a Buffer, or a file read a window at a time (`FileBytes`). */
