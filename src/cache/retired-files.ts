@@ -30,15 +30,7 @@ export const RETIRE_FROM_BYTES = 1 << 20;
  * the file then frees it as it always did.
  */
 export function retire(file: string, cacheDir: string): void {
-  try {
-    const info = lstatSync(file, { throwIfNoEntry: false });
-    if (!info?.isFile() || info.size < RETIRE_FROM_BYTES) return;
-    const folder = path.join(cacheDir, RETIRED_FOLDER);
-    makeDirectorySync(folder);
-    linkSync(file, path.join(folder, `${path.basename(file)}.${randomBytes(6).toString('hex')}`));
-  } catch {
-    // Freed when it is replaced instead.
-  }
+  keepRetired(file, cacheDir, linkSync);
 }
 
 /**
@@ -49,14 +41,19 @@ export function retire(file: string, cacheDir: string): void {
  * the stage's removal then frees it.
  */
 export function retireUnpublished(file: string, cacheDir: string): void {
+  keepRetired(file, cacheDir, renameSync);
+}
+
+/** Puts a large regular file into the folder of retired files under a new name, by `keep` (a link or a move); any failure leaves it where it is. */
+function keepRetired(file: string, cacheDir: string, keep: (from: string, to: string) => void): void {
   try {
     const info = lstatSync(file, { throwIfNoEntry: false });
     if (!info?.isFile() || info.size < RETIRE_FROM_BYTES) return;
     const folder = path.join(cacheDir, RETIRED_FOLDER);
     makeDirectorySync(folder);
-    renameSync(file, path.join(folder, `${path.basename(file)}.${randomBytes(6).toString('hex')}`));
+    keep(file, path.join(folder, `${path.basename(file)}.${randomBytes(6).toString('hex')}`));
   } catch {
-    // Freed with its stage instead.
+    // Freed when it is replaced, or with its stage, instead.
   }
 }
 
