@@ -74,7 +74,7 @@ export function patchChanges(
   } catch {
     return undefined;
   }
-  // The fleet card and the fleet page, opened when a changed description or version is on them.
+  // The fleet card and the fleet page, opened when a changed name, description or version is on them.
   let fleetCard: ReturnType<typeof opened> | undefined;
   let fleetPage: ReturnType<typeof opened> | undefined;
   const domains = head.domains.flatMap(([, record]) => domainInfoOf(record.data, record.path) ?? []);
