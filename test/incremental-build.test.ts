@@ -238,6 +238,52 @@ describe('an incremental build after blueprints changed in content', () => {
     ]);
   }, 300_000);
 
+  it('patches the fleet card, the indexes and the fleet page after an edit of skill tags, modes, the service class or the perceived domains, and publishes what a full build would', () => {
+    const root = makeTempDir();
+    writeCorpus(root, generateCorpus({ n: 60, domains: 12 }));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const file = (r: string) => path.join(r, 'content/agent-blueprints', readdirSync(path.join(r, 'content/agent-blueprints')).sort()[0]!);
+    const domainsOf = (r: string) => /^ {4}domains: \[(.*)\]$/m.exec(readFileSync(file(r), 'utf8'))![1]!.split(', ');
+    const others = (r: string) => readdirSync(path.join(r, 'content/perception-domains')).map((f) => f.replace(/\.kno$/, '')).filter((d) => !domainsOf(r).includes(d) && !readFileSync(path.join(r, 'content/perception-domains', `${d}.kno`), 'utf8').includes('deprecated: true')).sort();
+    const perceive = (r: string, domains: string[]) => edit(file(r), /^( {4}domains: \[).*\]$/m, `$1${domains.join(', ')}]`);
+    // Each with how many outputs the plan made: the card, the page, the agent index and _headers, and each fleet-level file the change shows in.
+    const cases: [string, (root: string) => void, number][] = [
+      ['a new skill tag (the agent\'s skill on the fleet card)', (r) => edit(file(r), /^( +tags: \[)/m, '$1zz-new-tag, '), 5],
+      ['a mode no other card lists (the fleet card\'s union)', (r) => edit(file(r), /^( {2}default_input_modes: \[)/m, '$1text/x-only-here, '), 5],
+      ['that mode gone again', (r) => edit(file(r), 'text/x-only-here, ', ''), 5],
+      ['modes in another order (the union as it was)', (r) => edit(file(r), /^( {2}default_output_modes: \[)(.*), (.*)\]$/m, '$1$3, $2]'), 4],
+      ['the service class (its index and the agent\'s row)', (r) => edit(file(r), /^( {2}service_class: ).*$/m, '$1ephemeral'), 6],
+      ['no service class', (r) => edit(file(r), /^ {2}service_class: .*\n/m, ''), 6],
+      ['a domain more (the domain index, the row and that domain\'s entry)', (r) => perceive(r, [...domainsOf(r), others(r)[0]!]), 6],
+      ['a domain fewer and another swapped in, first in its entry and last', (r) => perceive(r, [domainsOf(r)[0]!, others(r).at(-1)!]), 6],
+      ['the name and the domains at once', (r) => {
+        edit(file(r), /^( {2}name: )(.*)$/m, '$1$2 & renamed');
+        perceive(r, [others(r)[1]!, ...domainsOf(r)]);
+      }, 7],
+      ['everything a fleet view holds at once', (r) => {
+        edit(file(r), /^( {2}name: )(.*)$/m, '$1Everything');
+        edit(file(r), /^( {2}description: )(.*)$/m, '$1All of it.');
+        edit(file(r), /^version: .*$/m, 'version: 4.0.0');
+        edit(file(r), /^( +tags: \[)/m, '$1aa-first, ');
+        edit(file(r), /^( {2}default_input_modes: \[)/m, '$1text/x-in-only, ');
+        edit(file(r), /^( {2}default_output_modes: \[)/m, '$1text/x-out-only, ');
+        edit(file(r), /^(persona:\n)/m, '$1  service_class: utility\n');
+        perceive(r, domainsOf(r).slice(1));
+      }, 8],
+    ];
+    for (const [name, change, rebuilt] of cases) {
+      const twin = copyRepo(root);
+      cpSync(path.join(root, 'dist'), path.join(twin, 'dist'), { recursive: true });
+      change(root);
+      change(twin);
+      const run = runCli(['build', '--root', root, '--verbose']);
+      expect(run.status, name).toBe(0);
+      expect(run.stderr, name).toMatch(new RegExp(`^ {2}plan +\\d+ ms +${rebuilt} outputs rebuilt$`, 'm'));
+      expect(runCli(['build', '--root', twin, '--no-cache']).status, name).toBe(0);
+      expect(snapshotTree(path.join(root, 'dist')), name).toEqual(snapshotTree(path.join(twin, 'dist')));
+    }
+  }, 300_000);
+
   it('patches names and descriptions made of any characters, each edit publishing what a full build would', () => {
     const root = makeTempDir();
     writeCorpus(root, generateCorpus({ n: 60, domains: 12 }));

@@ -17,14 +17,14 @@ import { SERVICE_CLASS_URI } from '../model/extension-uris.js';
 import { makeDirectorySync } from '../model/make-directory.js';
 
 const MAGIC = Buffer.from('KNOCEDIT');
-const FORMAT = 4;
+const FORMAT = 5;
 /** Magic, format, the head's length, the body's length, the head's sha256; the body (the records in batches, then the columns) follows, then the head. */
 const PREFIX_LENGTH = MAGIC.length + 4 + 4 + 8 + 32;
 /** Records per serialised batch: an edit reads and checks the batch of each changed file, 64 records, some 100 KB. */
 const RECORD_BATCH = 64;
 const FILE = 'edit-state.bin';
 const LOG_MAGIC = Buffer.from('KNOCELOG');
-const LOG_FORMAT = 1;
+const LOG_FORMAT = 2;
 const LOG_FILE = 'edit-log.bin';
 
 /**
@@ -121,6 +121,14 @@ export interface EditHead extends Omit<EditState, 'entities'> {
   domains: [number, EntityRecord][];
   /** Over every bound agent: how many perceive each domain slug (the orphan-domain rule reads it). */
   perceivedCount: Record<string, number>;
+  /** Over every published card: how many list each input and output mode (the fleet card lists their unions). */
+  modeCount: ModeCount;
+}
+
+/** How many published cards list each default input mode and each default output mode. */
+export interface ModeCount {
+  input: Record<string, number>;
+  output: Record<string, number>;
 }
 
 /** Writes the state atomically; a failure only costs the next edit its shortcut. */
@@ -165,6 +173,7 @@ export function saveEditState(dir: string, state: EditState): void {
       idsDistinct: isDistinct(columns.ids.filter((id) => id !== '')),
       domains: entities.flatMap((e, i): [number, EntityRecord][] => (parseKind(e.schema) === DOMAIN_KIND ? [[i, e]] : [])),
       perceivedCount: perceivedCountOf(entities),
+      modeCount: modeCountOf(entities),
       offsets,
       digests,
       sections,
@@ -205,6 +214,31 @@ export function countPerception(count: Record<string, number>, data: EntityData,
   }
 }
 
+/** How many published cards list each mode, counting a card once per mode. */
+export function modeCountOf(records: readonly EntityRecord[]): ModeCount {
+  const count: ModeCount = { input: {}, output: {} };
+  for (const record of records) if (record.published) countModes(count, record.published.card, 1);
+  return count;
+}
+
+/** Adds (`by` 1) or removes (`by` -1) one card's modes (its fleet view's, or the card's). */
+export function countModes(count: ModeCount, card: Pick<AgentCard, 'defaultInputModes' | 'defaultOutputModes'>, by: 1 | -1): void {
+  const add = (into: Record<string, number>, modes: readonly string[]) => {
+    for (const mode of new Set(modes)) {
+      const next = (Object.hasOwn(into, mode) ? into[mode]! : 0) + by;
+      if (next === 0) delete into[mode];
+      else into[mode] = next;
+    }
+  };
+  add(count.input, card.defaultInputModes);
+  add(count.output, card.defaultOutputModes);
+}
+
+/** The modes some published card lists, sorted: what the fleet card lists (when any agent is published). */
+export function modeUnion(count: ModeCount): { input: string[]; output: string[] } {
+  return { input: Object.keys(count.input).sort(), output: Object.keys(count.output).sort() };
+}
+
 /** Thrown when a column of a state whose head checked out cannot be read, or does not hold one value per entity. */
 export class DamagedState extends Error {
   constructor() {
@@ -243,7 +277,7 @@ export interface OpenEditState {
  * then changed (the edit log). Undefined when absent, damaged, foreign or
  * another build's.
  */
-export function openEditState(dir: string, token: string, overlay?: Pick<EditLog, 'records' | 'complete' | 'suppressedByFile' | 'perceivedCount'>): OpenEditState | undefined {
+export function openEditState(dir: string, token: string, overlay?: Pick<EditLog, 'records' | 'complete' | 'suppressedByFile' | 'perceivedCount' | 'modeCount'>): OpenEditState | undefined {
   if (token === '') return undefined;
   let fd: number;
   try {
@@ -295,6 +329,7 @@ export function openEditState(dir: string, token: string, overlay?: Pick<EditLog
       head.complete = overlay.complete;
       head.suppressedByFile = overlay.suppressedByFile;
       head.perceivedCount = overlay.perceivedCount;
+      head.modeCount = overlay.modeCount;
       head.domains = head.domains.map(([i, record]) => [i, changed.get(i) ?? record]);
     }
     // The batch read last, its records handed out once each: reading every record in order reads each batch once,
@@ -413,6 +448,7 @@ export interface EditLog {
   complete: boolean;
   suppressedByFile: Record<string, number>;
   perceivedCount: Record<string, number>;
+  modeCount: ModeCount;
 }
 
 /** Writes the log atomically; returns its size in bytes. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { countPerception, DamagedState, dropEditLog, fleetView, newToken, openEditState, recordOf, saveEditLog, saveEditState, type EditHead, type EditState, type EntityRecord, type OpenEditState } from '../cache/edit-state.js';
+import { countModes, countPerception, DamagedState, dropEditLog, fleetView, modeUnion, newToken, openEditState, recordOf, saveEditLog, saveEditState, type EditHead, type EditState, type EntityRecord, type OpenEditState } from '../cache/edit-state.js';
 import { saveStatColumns, type RecordedReport } from '../cache/stat-index.js';
 import { isStructural } from '../diagnostics/catalogue.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
@@ -320,6 +320,13 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
 
   // Publishing: the set of published agents must be the recorded one.
   for (const { position, record } of targets) if (cards.has(position) !== (record.published !== undefined)) return declined(`${record.path} was published and now is not, or the other way round`);
+  // The modes every published card lists, for the fleet card's unions.
+  const modesAfter = { input: { ...head.modeCount.input }, output: { ...head.modeCount.output } };
+  for (const { position, record } of targets) {
+    if (record.published) countModes(modesAfter, record.published.card, -1);
+    const card = cards.get(position);
+    if (card) countModes(modesAfter, card.card, 1);
+  }
   // Files the patches read from stay open until they are published.
   const closers: (() => void)[] = [];
   try {
@@ -331,7 +338,7 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
   async function publishEdit(): Promise<IncrementalResult | { declined: string }> {
     let outputs: EditOutputs | string | undefined;
     try {
-      outputs = patchChanges(head, cards, targets, replaced, outDir, closers, early?.copies, early?.stage.dir);
+      outputs = patchChanges(head, cards, targets, replaced, { before: modeUnion(head.modeCount), after: modeUnion(modesAfter) }, outDir, closers, early?.copies, early?.stage.dir);
     } catch {
       // A fleet-level file that changed while it was read (it shrank under a patch) is a doubt like any other.
       outputs = undefined;
@@ -408,7 +415,7 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
     const nextReport: RecordedReport = { ...report, diagnostics, suppressed, agentCount, domainCount, files };
     try {
       if (records.size <= LOG_RECORDS) {
-        saveEditLog(cacheDir, { baseToken: index.token, slots: [...slots].map(([slot, { numbers, sha256 }]) => [slot, numbers, sha256]), report: nextReport, records: [...records], complete, suppressedByFile, perceivedCount: perceivedAfter });
+        saveEditLog(cacheDir, { baseToken: index.token, slots: [...slots].map(([slot, { numbers, sha256 }]) => [slot, numbers, sha256]), report: nextReport, records: [...records], complete, suppressedByFile, perceivedCount: perceivedAfter, modeCount: modesAfter });
       } else {
         // The log grew past what is cheap to read on every build: write the state and the index whole again, under a new token.
         const all = open.all();

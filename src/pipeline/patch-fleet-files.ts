@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fleetView, type EditHead, type EntityRecord } from '../cache/edit-state.js';
 import type { EarlyCopies } from '../emit/early-copy.js';
@@ -13,30 +14,45 @@ import type { PublishedCard } from '../project/project-fleet-card.js';
 import { HEADERS_PATH, hostHeaders } from '../project/project-headers.js';
 import { renderAgentHtml } from '../render-pages/agent-page.js';
 import { viewAgent } from '../render-pages/view-agent.js';
-import { perceivedDomains } from '../resolve/resolve-references.js';
 import { BytePatch, FileBytes } from './edit-patch.js';
-import { AGENT_INDEX_PATH, agentPagePathOf, domainInfoOf, FLEET_PAGE_PATH, TEMPLATES_DIR, type EditOutputs } from './edit-outputs.js';
-import { onFleetCard, onFleetPage, onlyOwnEntriesChanged, patchFleetCard, patchFleetPage } from './patch-fleet-entries.js';
+import { AGENT_INDEX_PATH, agentPagePathOf, DOMAIN_INDEX_PATH, domainInfoOf, FLEET_PAGE_PATH, SERVICE_CLASS_INDEX_PATH, TEMPLATES_DIR, type EditOutputs } from './edit-outputs.js';
+import { onFleetCard, onFleetPage, patchableChange, patchFleetCard, patchFleetModes, patchFleetPage } from './patch-fleet-entries.js';
+import { patchDomainIndex, patchServiceClassIndex } from './patch-fleet-indexes.js';
+
+/** The slugs of the domains an agent's data names, as written. */
+const slugsPerceived = (data: Entity['data']): string[] => {
+  const domains = dig(data, 'persona', 'perception', 'domains');
+  return Array.isArray(domains) ? domains.filter((d): d is string => typeof d === 'string') : [];
+};
+
+const sameList = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** More than any element of the manifest's inputs can be long (a path and two digests). */
 const INPUT_SPAN = 64 * 1024;
 
+/** The unions of the published cards' modes the fleet card lists, before and after the edit. */
+export interface ModeUnions {
+  before: { input: string[]; output: string[] };
+  after: { input: string[]; output: string[] };
+}
+
 /**
- * The outputs an edit changes when no field of a card that every agent's
- * entries share changed (each changed card's modes, skill tags and service
- * class, and its perceived domains, are as recorded; see
- * `onlyOwnEntriesChanged`): the domain and service-class indexes stay as they
- * are; the changed cards and pages are written, and their entries in
- * index/agents.json, _headers and manifest.json patched in place, as are,
- * when a name, description or version changed, the agent's entries on the
- * fleet card and the fleet page (patch-fleet-entries.ts). Undefined when any
- * of that does not hold, or a patch meets anything unexpected.
+ * The outputs an edit changes, patched: the changed cards and pages are
+ * written; their entries in index/agents.json, _headers and manifest.json
+ * are patched in place, as are, for what changed of each card's fleet view
+ * and perceived domains, the agent's entries on the fleet card (its skill,
+ * its member entry, the modes' unions) and the fleet page (its row, its links
+ * in domain entries; patch-fleet-entries.ts), and the domain and
+ * service-class indexes are written again with the agent moved between their
+ * lists (patch-fleet-indexes.ts). Undefined when a change is not one of
+ * those, or a patch meets anything unexpected.
  */
 export function patchChanges(
   head: EditHead,
   cards: ReadonlyMap<number, PublishedCard>,
   targets: readonly { position: number; record: EntityRecord }[],
   replaced: ReadonlyMap<number, Entity | undefined>,
+  modes: ModeUnions,
   outDir: string,
   closers: (() => void)[],
   copies?: EarlyCopies,
@@ -44,9 +60,8 @@ export function patchChanges(
 ): EditOutputs | undefined {
   for (const { position, record } of targets) {
     const card = cards.get(position);
-    const entity = replaced.get(position);
-    if (!entity || JSON.stringify(dig(entity.data, 'persona', 'perception', 'domains')) !== JSON.stringify(dig(record.data, 'persona', 'perception', 'domains'))) return undefined;
-    if (card && (!record.published || !onlyOwnEntriesChanged(record.published.card, fleetView(card.card)))) return undefined;
+    if (!replaced.get(position)) return undefined;
+    if (card && (!record.published || !patchableChange(record.published.card, fleetView(card.card)))) return undefined;
   }
   // Each file read with its stamp: the patched copy is made from the old file only while that stamp holds.
   // Each is read only where its entries are; the two indexes are then hashed as they are read again (their new sha256 is needed).
@@ -79,6 +94,11 @@ export function patchChanges(
   let fleetPage: ReturnType<typeof opened> | undefined;
   const domains = head.domains.flatMap(([, record]) => domainInfoOf(record.data, record.path) ?? []);
   const titles = new Map(domains.map((d) => [d.slug, d.title]));
+  const domainSource = new Map(domains.map((d) => [d.slug, d.source]));
+  // The domain and service-class indexes, read whole when an agent moves between their lists (see patch-fleet-indexes.ts).
+  let domainIndex: string | undefined;
+  let serviceClassIndex: string | undefined;
+  const readIndex = (file: string) => readFileSync(path.join(outDir, file), 'utf8');
   const site = { fleetName: head.config.fleet?.name ?? 'Agent fleet', knocVersion: KNOC_VERSION };
   const files = new Map<string, PlannedOutput>();
   // The manifest's own sha256 is recorded only in the stat index, which needs it only for a racily clean stamp (see awaitLaterClock).
@@ -99,33 +119,54 @@ export function patchChanges(
     };
   };
   const pages = new Map<number, { sha256: string; size: number }>();
-  // Each changed output: its new sha256, and the sha256 its manifest entry and _headers block hold now.
-  const entries = new Map<string, { sha256: string; before?: string }>();
+  // Each changed output: its new sha256, the sha256 its manifest entry and _headers block hold now, and its inputs when they changed.
+  const entries = new Map<string, { sha256: string; before?: string; inputs?: string[] }>();
   const add = (file: string, bytes: Buffer, sha256: string) => files.set(file, { path: file, sha256, size: bytes.length, inputs: [], bytes });
+  // The domains an agent's page and row list: those it perceives that the domain index names, sorted, once each.
+  const listed = (data: Entity['data']) => [...new Set(slugsPerceived(data))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [position, card] of cards) {
-    const record = targets.find((t) => t.position === position)!.record.published!;
+    const target = targets.find((t) => t.position === position)!.record;
+    const record = target.published!;
     const entity = replaced.get(position)!;
-    // The domains an agent page lists: those it perceives that the domain index names, sorted, once each.
-    const perceived = [...new Set(perceivedDomains(entity).map((d) => d.slug))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const perceived = { before: listed(target.data), after: listed(entity.data) };
+    const moved = !sameList(perceived.before, perceived.after);
     const page = agentPagePathOf(card.slug);
-    const bytes = Buffer.from(renderAgentHtml(viewAgent(card, entity, titles, perceived), site, TEMPLATES_DIR), 'utf8');
+    const bytes = Buffer.from(renderAgentHtml(viewAgent(card, entity, titles, perceived.after), site, TEMPLATES_DIR), 'utf8');
     const pageSha256 = sha256Hex(bytes);
     add(card.path, Buffer.from(card.text, 'utf8'), card.sha256);
     add(page, bytes, pageSha256);
     pages.set(position, { sha256: pageSha256, size: bytes.length });
     entries.set(card.path, { sha256: card.sha256, before: record.sha256 });
-    entries.set(page, { sha256: pageSha256, before: record.pageSha256 });
+    // A page's inputs: its blueprint, the domains it lists and the config (compile.ts).
+    const inputs = () => [...new Set([target.path, ...perceived.after.flatMap((d) => domainSource.get(d) ?? []), ...(head.configPath !== undefined ? [head.configPath] : [])])].sort();
+    entries.set(page, { sha256: pageSha256, before: record.pageSha256, ...(moved ? { inputs: inputs() } : {}) });
     const before = record.card;
     const after = fleetView(card.card);
     const patched = agents.patch.element('",', 'slug', card.slug, (element) => (element.card === card.path && element.name === before.name && element.description === before.description && element.sha256 === record.sha256 ? { ...element, name: after.name, description: after.description, sha256: card.sha256 } : undefined));
     if (!patched) return undefined;
     try {
+      if (moved && (domainIndex = patchDomainIndex(domainIndex ?? readIndex(DOMAIN_INDEX_PATH), card.slug, slugsPerceived(target.data), slugsPerceived(entity.data))) === undefined) return undefined;
+      // A fleet view's capabilities hold its service-class extension only (see `fleetView`).
+      if (!sameList(before.capabilities, after.capabilities) && (serviceClassIndex = patchServiceClassIndex(serviceClassIndex ?? readIndex(SERVICE_CLASS_INDEX_PATH), card.slug, before, after)) === undefined) return undefined;
       if (onFleetCard(before, after) && !patchFleetCard((fleetCard ??= opened(FLEET_CARD_PATH)).patch, card.slug, card.path, before, after)) return undefined;
-      if (onFleetPage(before, after) && !patchFleetPage((fleetPage ??= opened(FLEET_PAGE_PATH)).patch, card.slug, before, after, perceived, titles, site)) return undefined;
+      if (onFleetPage(before, after, perceived.before, perceived.after) && !patchFleetPage((fleetPage ??= opened(FLEET_PAGE_PATH)).patch, card.slug, before, after, perceived, titles, site)) return undefined;
     } catch {
-      // A fleet card or page that cannot be opened.
+      // An index, the fleet card or the fleet page that cannot be read or opened.
       return undefined;
     }
+  }
+  if (!sameList(modes.before, modes.after)) {
+    try {
+      if (!patchFleetModes((fleetCard ??= opened(FLEET_CARD_PATH)).patch, modes.before, modes.after)) return undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  for (const [file, text] of [[DOMAIN_INDEX_PATH, domainIndex], [SERVICE_CLASS_INDEX_PATH, serviceClassIndex]] as const) {
+    if (text === undefined) continue;
+    const bytes = Buffer.from(text, 'utf8');
+    add(file, bytes, sha256Hex(bytes));
+    entries.set(file, { sha256: files.get(file)!.sha256 });
   }
   for (const [file, changed] of [[FLEET_CARD_PATH, fleetCard], [FLEET_PAGE_PATH, fleetPage]] as const) {
     if (!changed) continue;
@@ -140,16 +181,18 @@ export function patchChanges(
     files.set(AGENT_INDEX_PATH, output);
     entries.set(AGENT_INDEX_PATH, { sha256: output.sha256 });
   }
-  // The manifest entry of each changed output: its sha256 and size (its inputs, the lines before them, stay: no perceived domain changed).
-  const setEntry = (file: string, sha256: string, size: number) =>
-    manifest.patch.tail('],', 'path', file, (tail) => {
-      if (typeof tail.sha256 !== 'string' || typeof tail.size !== 'number' || Object.keys(tail).length !== 3) return undefined;
-      const entry = entries.get(file)!;
-      // The state and the manifest must agree on what was published.
-      if (entry.before !== undefined && entry.before !== tail.sha256) return undefined;
-      entry.before = tail.sha256;
-      return { ...tail, sha256, size };
-    });
+  // The manifest entry of each changed output: its sha256 and size, after its inputs (left as they are, unless the entry gives new ones).
+  const setEntry = (file: string, sha256: string, size: number) => {
+    const entry = entries.get(file)!;
+    // The state and the manifest must agree on what was published.
+    const agrees = (found: Record<string, unknown>) => {
+      if (typeof found.sha256 !== 'string' || typeof found.size !== 'number' || (entry.before !== undefined && entry.before !== found.sha256)) return false;
+      entry.before = found.sha256;
+      return true;
+    };
+    if (entry.inputs) return manifest.patch.element('],', 'path', file, (element) => (Array.isArray(element.inputs) && Object.keys(element).length === 4 && agrees(element) ? { ...element, inputs: entry.inputs, sha256, size } : undefined));
+    return manifest.patch.tail('],', 'path', file, (tail) => (Object.keys(tail).length === 3 && agrees(tail) ? { ...tail, sha256, size } : undefined));
+  };
   for (const [file, entry] of entries) if (!setEntry(file, entry.sha256, files.get(file)!.size)) return undefined;
   // _headers: each changed file's block carries its new sha256 as the ETag.
   const lines = (url: string, file: string, sha256: string) => [url, ...Object.entries(hostHeaders(file, sha256)).map(([k, v]) => `  ${k}: ${v}`)].join('\n');

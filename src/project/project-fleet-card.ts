@@ -27,7 +27,7 @@ export function projectFleetCard(members: readonly PublishedCard[], fleet: Fleet
     id: slug,
     name: card.name,
     description: card.description,
-    tags: [...new Set(card.skills.flatMap((s) => s.tags))].sort(),
+    tags: fleetSkillTags(card),
   }));
   const card: AgentCard = {
     name: fleet.name ?? 'Agent fleet',
@@ -52,6 +52,11 @@ export function projectFleetCard(members: readonly PublishedCard[], fleet: Fleet
   if (fleet.documentation_url) card.documentationUrl = fleet.documentation_url;
   if (fleet.icon_url) card.iconUrl = fleet.icon_url;
   return { card, diagnostics: [] };
+}
+
+/** The tags of an agent's skill on the fleet card: every tag of its own skills, once each, sorted. */
+export function fleetSkillTags(card: AgentCard): string[] {
+  return [...new Set(card.skills.flatMap((s) => s.tags))].sort();
 }
 
 /** The fields of a published card that fleet-level outputs read: its fleet view when kept apart, else the card. */

@@ -18,14 +18,16 @@ export interface ServiceClassIndex {
 /** Builds the service-class index from the published cards' service-class extensions. */
 export function projectServiceClassIndex(cards: readonly { slug: string; card: AgentCard }[]): ServiceClassIndex {
   const index: ServiceClassIndex = { declared: { ephemeral: [], principal: [], utility: [] }, inferred: { principal: [], utility: [] }, unknown: [] };
-  for (const { slug, card } of cards) {
-    const params = card.capabilities.extensions?.find((e) => e.uri === SERVICE_CLASS_URI)?.params;
-    const name = params?.class;
-    const cohort: Record<string, string[]> = params?.inferred === true ? index.inferred : index.declared;
-    if (typeof name === 'string' && Object.hasOwn(cohort, name)) cohort[name]!.push(slug);
-    else index.unknown.push(slug);
-  }
+  for (const { slug, card } of cards) serviceClassListOf(index, card).push(slug);
   const sort = (list: string[]) => list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const list of [...Object.values(index.declared), ...Object.values(index.inferred), index.unknown]) sort(list);
   return index;
+}
+
+/** The list of an index a card's slug belongs in: its class's in its cohort, or `unknown`. */
+export function serviceClassListOf(index: ServiceClassIndex, card: AgentCard): string[] {
+  const params = card.capabilities.extensions?.find((e) => e.uri === SERVICE_CLASS_URI)?.params;
+  const name = params?.class;
+  const cohort: Record<string, string[]> = params?.inferred === true ? index.inferred : index.declared;
+  return typeof name === 'string' && Object.hasOwn(cohort, name) ? cohort[name]! : index.unknown;
 }

@@ -79,13 +79,13 @@ export function* fleetHtmlParts(fleet: FleetView, site: { fleetName: string; kno
 `;
       if (truthy(domain.agents.length)) {
         // A domain of a large fleet is perceived by thousands of agents: their links go a few at a time.
-        yield '          <p>Perceived by: ';
+        yield PERCEIVED_BY;
         for (let at = 0; at < domain.agents.length; at += LINKS_PER_PART) {
           yield `${at > 0 ? ', ' : ''}${domain.agents.slice(at, at + LINKS_PER_PART).map(agentLinkHtml).join(', ')}`;
         }
         yield '</p>\n';
       }
-      else yield '          <p class="muted">No agent perceives this domain.</p>\n';
+      else yield PERCEIVED_BY_NONE;
       yield '        </li>\n';
     }
     yield '      </ul>\n';
@@ -102,6 +102,10 @@ ${footerHtml(site.knocVersion, 'manifest.json')}</body>
 export function agentLinkHtml(agent: { href: string; name: string }): string {
   return `<a href="${esc(agent.href)}">${esc(agent.name)}</a>`;
 }
+
+/** How a domain entry's list of the agents that perceive it starts (their links follow, separated by `, `, then `</p>` and a line break), and what the entry holds instead when none does. */
+export const PERCEIVED_BY = '          <p>Perceived by: ';
+export const PERCEIVED_BY_NONE = '          <p class="muted">No agent perceives this domain.</p>\n';
 
 /** Where the diagram starts, when the page has one. */
 export const DIAGRAM_MARKER = '<figure class="diagram">';
