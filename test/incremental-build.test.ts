@@ -307,6 +307,22 @@ describe('an incremental build after blueprints changed in content', () => {
     }
   }, 300_000);
 
+  it('after a cold build large enough for worker threads, the first edit finds the schema validator written already', () => {
+    const root = makeTempDir();
+    writeCorpus(root, generateCorpus({ n: 220, domains: 20 }));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const folder = path.join(root, 'node_modules/.cache/knoc/validators');
+    // The blueprint schema's standalone code, written while the build ran, and nothing else yet.
+    const [validator, ...others] = readdirSync(folder);
+    expect(validator).toMatch(/^[0-9a-f]{64}\.cjs$/);
+    expect(others).toEqual([]);
+    const written = statSync(path.join(folder, validator!));
+    expect(expectSameAsFullBuild(root, (r) => edit(path.join(r, 'content/agent-blueprints', readdirSync(path.join(r, 'content/agent-blueprints')).sort()[0]!), /^title: .*$/m, 'title: First edit'))).toEqual({ incremental: true, status: 0 });
+    // The edit loaded it as it was (and kept V8's code cache for it beside it).
+    expect(statSync(path.join(folder, validator!)).mtimeMs).toBe(written.mtimeMs);
+    expect(readdirSync(folder).sort()).toEqual([validator, `${validator}.v8`]);
+  }, 300_000);
+
   it('says which path ran under --verbose and --explain', () => {
     const root = builtRepo();
     edit(blueprint(root, 'access-auditor'), /^title: .*$/m, 'title: Verbose');

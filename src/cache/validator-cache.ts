@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Script } from 'node:vm';
 import path from 'node:path';
@@ -42,25 +42,50 @@ export async function loadValidators(
       validators.set(key, createAjv({ regExp: engine.patternEngine }).compile(schema));
       continue;
     }
-    const name = createHash('sha256').update([knocCodeStamp(), schemaSetDigest, key].join('\u0000')).digest('hex');
-    const file = path.join(cacheDir, 'validators', `${name}.cjs`);
+    const file = validatorFile(cacheDir, schemaSetDigest, key);
     try {
       validators.set(key, load(readFileSync(file, 'utf8'), file));
       continue;
     } catch {
       // Absent or unusable: generate it.
     }
-    const [{ createAjv }, standalone] = await Promise.all([import('../validate/create-ajv.js'), import('ajv/dist/standalone/index.js')]);
-    const ajv = createAjv({ source: true });
-    const validate = ajv.compile(schema);
-    try {
-      writeAtomically(file, standalone.default.default(ajv, validate));
-    } catch {
-      // Only costs the next build a compile.
-    }
-    validators.set(key, validate);
+    validators.set(key, await writeStandalone(file, schema));
   }
   return validators;
+}
+
+/**
+ * Writes the standalone code of each validator `loadValidators` would load
+ * from the cache folder and finds missing (a schema knoc ships, or one
+ * without patterns): a full build has it done meanwhile, so the first edit
+ * after it does not compile them (see prepare-validators.ts).
+ */
+export async function prepareValidators(cacheDir: string, schemaSetDigest: string, schemas: readonly { key: string; schema: Record<string, unknown>; shipped: boolean }[]): Promise<void> {
+  for (const { key, schema, shipped } of schemas) {
+    const file = validatorFile(cacheDir, schemaSetDigest, key);
+    if (existsSync(file)) continue;
+    if (!shipped && (await import('../validate/pattern-engine.js')).patternsIn(schema).length > 0) continue;
+    await writeStandalone(file, schema);
+  }
+}
+
+/** Where a schema's standalone validator is kept: named by knoc's code, the schema set and the schema. */
+function validatorFile(cacheDir: string, schemaSetDigest: string, key: string): string {
+  const name = createHash('sha256').update([knocCodeStamp(), schemaSetDigest, key].join('\u0000')).digest('hex');
+  return path.join(cacheDir, 'validators', `${name}.cjs`);
+}
+
+/** Compiles a schema with the options of every build, keeping the code, and writes it as a standalone module; the compiled validator. */
+async function writeStandalone(file: string, schema: Record<string, unknown>): Promise<ValidateFunction> {
+  const [{ createAjv }, standalone] = await Promise.all([import('../validate/create-ajv.js'), import('ajv/dist/standalone/index.js')]);
+  const ajv = createAjv({ source: true });
+  const validate = ajv.compile(schema);
+  try {
+    writeAtomically(file, standalone.default.default(ajv, validate));
+  } catch {
+    // Only costs the next build a compile.
+  }
+  return validate;
 }
 
 /**

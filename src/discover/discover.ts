@@ -17,6 +17,11 @@ import { caseTwins, codePointName, findWideMapping, firstNonPrintable, rangeAtOf
 /** knoc's own specs/ folder, the default schemas every repository starts from. */
 export const builtinSpecsDir = fileURLToPath(new URL('../../specs/', import.meta.url));
 
+/** Whether a spec is one knoc ships (its patterns are trusted: see validate/pattern-engine.ts). */
+export function isShippedSpec(spec: { origin: SourceFile['origin']; absolutePath: string }): boolean {
+  return spec.origin === 'builtin' || spec.absolutePath.startsWith(builtinSpecsDir);
+}
+
 /** The prefix that marks a built-in spec in reports. */
 export const BUILTIN_PREFIX = 'knoc:';
 

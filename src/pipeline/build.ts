@@ -31,7 +31,8 @@ import { failsGate, type GateOptions } from './gate.js';
 import { BASELINE_FILE, DEFAULT_CACHE_DIR, intactOutputs, recordUpToDate } from './up-to-date.js';
 import { stampOf } from '../model/file-stamp.js';
 import { textInMemory } from '../model/stable-json.js';
-import { editStateOf } from './edit-record.js';
+import { blueprintValidators, editSchemasOf, editStateOf } from './edit-record.js';
+import { prepareValidatorsMeanwhile } from './prepare-validators.js';
 import { sha256Hex } from '../model/digest.js';
 import { LARGE_BUILD, releaseMemory } from './release-memory.js';
 import type { SourceFile } from '../model/source-file.js';
@@ -173,6 +174,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
     // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
     if (prewarmed.size >= LARGE_BUILD) releaseMemory();
+    // A cold build that publishes leaves an edit state: the validators the first edit after it loads are written meanwhile.
+    const schemaSet = cold && cacheDir && !options.memoryCache && options.write !== false && !options.checkOutputs ? editSchemasOf(found.specs, cache) : undefined;
+    const preparing = schemaSet && cacheDir ? prepareValidatorsMeanwhile({ cacheDir, schemaSetDigest: schemaSet.schemaSetDigest, schemas: blueprintValidators(schemaSet) }) : undefined;
     const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
     const staging = early?.stage();
     const spilling = options.write === false ? spill : undefined;
@@ -278,6 +282,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         // The index only saves time; a build that cannot write it is still a good build.
       }
     }
+    await preparing;
     return {
       ...result,
       diagnostics,

@@ -2,7 +2,7 @@ import { fleetFields } from '../project/project-fleet-card.js';
 import type { BuildCache } from '../cache/analysis-cache.js';
 import { fleetView, recordOf, type EditState, type EntityRecord } from '../cache/edit-state.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { Discovery } from '../discover/discover.js';
+import { isShippedSpec, type Discovery } from '../discover/discover.js';
 import type { PlannedOutput } from '../emit/plan-outputs.js';
 import { AGENT_KIND, stringField } from '../model/entity.js';
 import { dig, isRecord } from '../model/guards.js';
@@ -26,23 +26,16 @@ export interface EditRecordInput {
   diagnostics: readonly Diagnostic[];
 }
 
-/**
- * The compact state for the next incremental build, or undefined when this
- * build is one an incremental build should not start from (a baseline, findings
- * about the settings, a spec that is not an entity): edits then build in full.
- */
-export function editStateOf(input: EditRecordInput): Omit<EditState, 'token'> | undefined {
-  const settingsFile = input.config?.path ?? 'knoc.config.yaml';
-  if (input.baseline || input.diagnostics.some((d) => d.file === settingsFile)) return undefined;
+/** The specs (each parsed already, into `cache`) and the schemas they define as the edit state records them; undefined when a spec is not an entity or a schema cannot be told. */
+export function editSchemasOf(sources: readonly SourceFile[], cache: BuildCache): Pick<EditState, 'schemaSetDigest' | 'specs' | 'schemas'> | undefined {
   const specs: EditState['specs'] = [];
-  for (const source of input.discovery.specs) {
-    const { entity } = analyzeCached(source, 'specs', () => [], input.cache);
+  for (const source of sources) {
+    const { entity } = analyzeCached(source, 'specs', () => [], cache);
     if (!entity) return undefined;
     specs.push({ path: source.path, absolutePath: source.absolutePath, origin: source.origin, sha256: source.sha256, data: entity.data, digest: entity.digest });
   }
-  const specEntities = input.discovery.specs.flatMap((source) => analyzeCached(source, 'specs', () => [], input.cache).entity ?? []);
+  const specEntities = sources.flatMap((source) => analyzeCached(source, 'specs', () => [], cache).entity ?? []);
   const { registry } = createSpecRegistry(specEntities);
-  if (registry.digest !== input.result.schemaSetDigest) return undefined;
   const schemas: EditState['schemas'] = [];
   for (const key of registry.known()) {
     const at = key.lastIndexOf('@');
@@ -55,6 +48,26 @@ export function editStateOf(input: EditRecordInput): Omit<EditState, 'token'> | 
     delete compiled.$id;
     schemas.push({ key, name, version, source, schema: compiled });
   }
+  return { schemaSetDigest: registry.digest, specs, schemas };
+}
+
+/** The schemas an edit validates blueprints with (as `loadValidators` is given them), from the specs and schemas of the edit state. */
+export function blueprintValidators(set: Pick<EditState, 'specs' | 'schemas'>): { key: string; schema: Record<string, unknown>; shipped: boolean }[] {
+  const shipped = new Set(set.specs.filter(isShippedSpec).map((s) => s.path));
+  return set.schemas.filter((s) => s.name === AGENT_KIND).map((s) => ({ key: s.key, schema: s.schema, shipped: shipped.has(s.source) }));
+}
+
+/**
+ * The compact state for the next incremental build, or undefined when this
+ * build is one an incremental build should not start from (a baseline, findings
+ * about the settings, a spec that is not an entity): edits then build in full.
+ */
+export function editStateOf(input: EditRecordInput): Omit<EditState, 'token'> | undefined {
+  const settingsFile = input.config?.path ?? 'knoc.config.yaml';
+  if (input.baseline || input.diagnostics.some((d) => d.file === settingsFile)) return undefined;
+  const schemaSet = editSchemasOf(input.discovery.specs, input.cache);
+  if (!schemaSet || schemaSet.schemaSetDigest !== input.result.schemaSetDigest) return undefined;
+  const { specs, schemas } = schemaSet;
   const outputs = new Map(input.outputs.map((o) => [o.path, o]));
   const published = new Map(input.result.agents.map((p) => [p.slug, p]));
   const entities: EntityRecord[] = [];

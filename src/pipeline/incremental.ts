@@ -3,7 +3,7 @@ import { countModes, countPerception, DamagedState, dropEditLog, fleetView, mode
 import { saveStatColumns, type RecordedReport } from '../cache/stat-index.js';
 import { isStructural } from '../diagnostics/catalogue.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
-import { builtinSpecsDir, readSource } from '../discover/discover.js';
+import { isShippedSpec, readSource } from '../discover/discover.js';
 import { dig, isRecord } from '../model/guards.js';
 import { MANIFEST_PATH } from '../emit/plan-outputs.js';
 import { confined, discardEarlyStage, openEarlyStage, pendingJournal, publishChanged, type EarlyStage } from '../emit/write-outputs.js';
@@ -209,10 +209,9 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
   let registry: SpecRegistry;
   try {
     const wanted = [...new Set(targets.flatMap(({ record }) => (record.schema !== undefined ? [record.schema] : [])))];
-    const shipped = (spec: EditState['specs'][number]) => spec.origin === 'builtin' || spec.absolutePath.startsWith(builtinSpecsDir);
-    const shippedPaths = new Set(head.specs.filter(shipped).map((s) => s.path));
+    const shippedPaths = new Set(head.specs.filter(isShippedSpec).map((s) => s.path));
     const needed = head.schemas.filter((s) => wanted.includes(s.key)).map((s) => ({ ...s, shipped: shippedPaths.has(s.source) }));
-    const trusted = head.specs.filter(shipped).map((s) => dig(s.data, 'spec', 'schema'));
+    const trusted = head.specs.filter(isShippedSpec).map((s) => dig(s.data, 'spec', 'schema'));
     registry = recordedRegistry(head, await loadValidators(cacheDir, head.schemaSetDigest, needed, trusted));
   } catch {
     return declined('a recorded schema did not compile');
