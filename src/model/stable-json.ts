@@ -56,6 +56,11 @@ export function stableJson(value: unknown): string {
   return `${JSON.stringify(sortKeysDeep(value), null, 2)}\n`;
 }
 
+/** Whether two values write the same JSON, keys in the order they hold them. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** A list or mapping with more entries than this is written an entry at a time by `stableJsonChunks`. */
 const SPLIT = 16;
 

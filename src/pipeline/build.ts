@@ -175,7 +175,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
     if (prewarmed.size >= LARGE_BUILD) releaseMemory();
     // A cold build that publishes leaves an edit state: the validators the first edit after it loads are written meanwhile.
-    const schemaSet = cold && cacheDir && !options.memoryCache && options.write !== false && !options.checkOutputs ? editSchemasOf(found.specs, cache) : undefined;
+    const schemaSet = cold && cacheDir && !options.memoryCache && options.write !== false && !options.checkOutputs ? stateFor(() => editSchemasOf(found.specs, cache)).state : undefined;
     const preparing = schemaSet && cacheDir ? prepareValidatorsMeanwhile({ cacheDir, schemaSetDigest: schemaSet.schemaSetDigest, schemas: blueprintValidators(schemaSet) }) : undefined;
     const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
     const staging = early?.stage();
@@ -305,8 +305,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   }
 }
 
-/** The edit state, unless making it fails: then the next edit simply builds in full. */
-function stateFor(make: () => ReturnType<typeof editStateOf>): { state?: NonNullable<ReturnType<typeof editStateOf>> } {
+/** The edit state (or a part of it), unless making it fails: then the next edit simply builds in full. */
+function stateFor<T>(make: () => T | undefined): { state?: T } {
   try {
     const state = make();
     return state ? { state } : {};

@@ -1,4 +1,4 @@
-import { stableJson } from '../model/stable-json.js';
+import { sameJson as same, stableJson } from '../model/stable-json.js';
 import { KNOC_VERSION } from '../model/version.js';
 import type { AgentCard } from '../project/a2a-types.js';
 import { fleetSkillTags } from '../project/project-fleet-card.js';
@@ -27,8 +27,6 @@ export function patchableChange(before: AgentCard, after: AgentCard): boolean {
   const known = (card: AgentCard) => ({ ...card, name: '', description: '', version: '', capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] });
   return stableJson(known(after)) === stableJson(known(before));
 }
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Whether the fleet card shows what changed between two fleet views of a card: its name, its description or its skills' tags. */
 export const onFleetCard = (before: AgentCard, after: AgentCard) => before.name !== after.name || before.description !== after.description || !same(fleetSkillTags(before), fleetSkillTags(after));

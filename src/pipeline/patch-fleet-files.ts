@@ -6,26 +6,19 @@ import { confined } from '../emit/write-outputs.js';
 import { MANIFEST_PATH, type PlannedOutput } from '../emit/plan-outputs.js';
 import type { Entity } from '../model/entity.js';
 import { sameFileStamp, stampOf } from '../model/file-stamp.js';
-import { dig } from '../model/guards.js';
 import { sha256Hex } from '../model/digest.js';
+import { sameJson } from '../model/stable-json.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { FLEET_CARD_PATH } from '../project/a2a-types.js';
 import type { PublishedCard } from '../project/project-fleet-card.js';
 import { HEADERS_PATH, hostHeaders } from '../project/project-headers.js';
 import { renderAgentHtml } from '../render-pages/agent-page.js';
 import { viewAgent } from '../render-pages/view-agent.js';
+import { perceivedDomains } from '../resolve/resolve-references.js';
 import { BytePatch, FileBytes } from './edit-patch.js';
 import { AGENT_INDEX_PATH, agentPagePathOf, DOMAIN_INDEX_PATH, domainInfoOf, FLEET_PAGE_PATH, SERVICE_CLASS_INDEX_PATH, TEMPLATES_DIR, type EditOutputs } from './edit-outputs.js';
 import { onFleetCard, onFleetPage, patchableChange, patchFleetCard, patchFleetModes, patchFleetPage } from './patch-fleet-entries.js';
 import { patchDomainIndex, patchServiceClassIndex } from './patch-fleet-indexes.js';
-
-/** The slugs of the domains an agent's data names, as written. */
-const slugsPerceived = (data: Entity['data']): string[] => {
-  const domains = dig(data, 'persona', 'perception', 'domains');
-  return Array.isArray(domains) ? domains.filter((d): d is string => typeof d === 'string') : [];
-};
-
-const sameList = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** More than any element of the manifest's inputs can be long (a path and two digests). */
 const INPUT_SPAN = 64 * 1024;
@@ -123,13 +116,14 @@ export function patchChanges(
   const entries = new Map<string, { sha256: string; before?: string; inputs?: string[] }>();
   const add = (file: string, bytes: Buffer, sha256: string) => files.set(file, { path: file, sha256, size: bytes.length, inputs: [], bytes });
   // The domains an agent's page and row list: those it perceives that the domain index names, sorted, once each.
-  const listed = (data: Entity['data']) => [...new Set(slugsPerceived(data))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const slugsPerceived = (agent: Pick<Entity, 'data'>) => perceivedDomains(agent).map((d) => d.slug);
+  const listed = (agent: Pick<Entity, 'data'>) => [...new Set(slugsPerceived(agent))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [position, card] of cards) {
     const target = targets.find((t) => t.position === position)!.record;
     const record = target.published!;
     const entity = replaced.get(position)!;
-    const perceived = { before: listed(target.data), after: listed(entity.data) };
-    const moved = !sameList(perceived.before, perceived.after);
+    const perceived = { before: listed(target), after: listed(entity) };
+    const moved = !sameJson(perceived.before, perceived.after);
     const page = agentPagePathOf(card.slug);
     const bytes = Buffer.from(renderAgentHtml(viewAgent(card, entity, titles, perceived.after), site, TEMPLATES_DIR), 'utf8');
     const pageSha256 = sha256Hex(bytes);
@@ -145,9 +139,9 @@ export function patchChanges(
     const patched = agents.patch.element('",', 'slug', card.slug, (element) => (element.card === card.path && element.name === before.name && element.description === before.description && element.sha256 === record.sha256 ? { ...element, name: after.name, description: after.description, sha256: card.sha256 } : undefined));
     if (!patched) return undefined;
     try {
-      if (moved && (domainIndex = patchDomainIndex(domainIndex ?? readIndex(DOMAIN_INDEX_PATH), card.slug, slugsPerceived(target.data), slugsPerceived(entity.data))) === undefined) return undefined;
+      if (moved && (domainIndex = patchDomainIndex(domainIndex ?? readIndex(DOMAIN_INDEX_PATH), card.slug, slugsPerceived(target), slugsPerceived(entity))) === undefined) return undefined;
       // A fleet view's capabilities hold its service-class extension only (see `fleetView`).
-      if (!sameList(before.capabilities, after.capabilities) && (serviceClassIndex = patchServiceClassIndex(serviceClassIndex ?? readIndex(SERVICE_CLASS_INDEX_PATH), card.slug, before, after)) === undefined) return undefined;
+      if (!sameJson(before.capabilities, after.capabilities) && (serviceClassIndex = patchServiceClassIndex(serviceClassIndex ?? readIndex(SERVICE_CLASS_INDEX_PATH), card.slug, before, after)) === undefined) return undefined;
       if (onFleetCard(before, after) && !patchFleetCard((fleetCard ??= opened(FLEET_CARD_PATH)).patch, card.slug, card.path, before, after)) return undefined;
       if (onFleetPage(before, after, perceived.before, perceived.after) && !patchFleetPage((fleetPage ??= opened(FLEET_PAGE_PATH)).patch, card.slug, before, after, perceived, titles, site)) return undefined;
     } catch {
@@ -155,7 +149,7 @@ export function patchChanges(
       return undefined;
     }
   }
-  if (!sameList(modes.before, modes.after)) {
+  if (!sameJson(modes.before, modes.after)) {
     try {
       if (!patchFleetModes((fleetCard ??= opened(FLEET_CARD_PATH)).patch, modes.before, modes.after)) return undefined;
     } catch {

@@ -4,7 +4,7 @@ import type { EditState, EntityRecord } from '../cache/edit-state.js';
 import { MANIFEST_PATH, type PlannedOutput } from '../emit/plan-outputs.js';
 import { DOMAIN_KIND, type Entity } from '../model/entity.js';
 import { sha256Hex } from '../model/digest.js';
-import { stableJson } from '../model/stable-json.js';
+import { sameJson as same, stableJson } from '../model/stable-json.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { cardPathOf, FLEET_CARD_PATH } from '../project/a2a-types.js';
 import { domainsByAgent, projectDomainIndex, type DomainIndex } from '../project/project-domain-index.js';
@@ -162,7 +162,6 @@ function previousFleetView(state: EditState, published: readonly PublishedCard[]
  */
 export function spliceFleetPage(page: string, render: (view: FleetView) => string, before: FleetView, after: FleetView): string | undefined {
   if (before.diagram || after.diagram || before.agents.length !== after.agents.length || before.domains.length !== after.domains.length) return undefined;
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   if (!same({ ...before, agents: [], domains: [] }, { ...after, agents: [], domains: [] })) return undefined;
   const fragment = (view: FleetView, marker: string, rowAbove: boolean): string | undefined => pageFragment(render, view, marker, rowAbove)?.text;
   const edits: { at: number; from: string; to: string }[] = [];

@@ -29,7 +29,7 @@ export function resolveReferences(symbols: SymbolTable, options: ResolveOptions 
 }
 
 /** Perception domain slugs of a blueprint, with their list positions; non-strings are skipped (the schema reports them). */
-export function perceivedDomains(agent: Entity): { slug: string; index: number }[] {
+export function perceivedDomains(agent: Pick<Entity, 'data'>): { slug: string; index: number }[] {
   return arrayOr(dig(agent.data, 'persona', 'perception', 'domains')).flatMap((slug, index) => (typeof slug === 'string' ? [{ slug, index }] : []));
 }
 
