@@ -46,6 +46,25 @@ function expectSameAsFullBuild(root: string, change: (root: string) => void, arg
   return { incremental: run.stderr.includes('Incremental build:'), status: run.status };
 }
 
+/**
+ * Applies each change to a built repository and to a twin of it, builds the first with --verbose and the twin in full,
+ * and expects the same bytes in dist/ and the plan to have made `rebuilt` outputs: the patches' (the card, the page, the
+ * agent index, _headers, and each fleet-level file the change shows in), or every fleet-level file's when they rebuilt.
+ */
+function expectPlan(root: string, cases: [string, (root: string) => void, number][]): void {
+  for (const [name, change, rebuilt] of cases) {
+    const twin = copyRepo(root);
+    cpSync(path.join(root, 'dist'), path.join(twin, 'dist'), { recursive: true });
+    change(root);
+    change(twin);
+    const run = runCli(['build', '--root', root, '--verbose']);
+    expect(run.status, name).toBe(0);
+    expect(run.stderr, name).toMatch(new RegExp(`^ {2}plan +\\d+ ms +${rebuilt} outputs rebuilt$`, 'm'));
+    expect(runCli(['build', '--root', twin, '--no-cache']).status, name).toBe(0);
+    expect(snapshotTree(path.join(root, 'dist')), name).toEqual(snapshotTree(path.join(twin, 'dist')));
+  }
+}
+
 function builtRepo(): string {
   const root = copyRepo(repoRoot);
   expect(runCli(['build', '--root', root]).status).toBe(0);
@@ -197,20 +216,6 @@ describe('an incremental build after blueprints changed in content', () => {
   }, 300_000);
 
   it('patches the agent\'s entries on the fleet card, the agent index and the fleet page after a name, description or version edit, and publishes what a full build would', () => {
-    // With how many outputs the plan made: the patches' (card, page, the index, _headers, and the fleet card and page when they change), or every fleet-level file's.
-    const expectPlan = (root: string, cases: [string, (root: string) => void, number][]) => {
-      for (const [name, change, rebuilt] of cases) {
-        const twin = copyRepo(root);
-        cpSync(path.join(root, 'dist'), path.join(twin, 'dist'), { recursive: true });
-        change(root);
-        change(twin);
-        const run = runCli(['build', '--root', root, '--verbose']);
-        expect(run.status, name).toBe(0);
-        expect(run.stderr, name).toMatch(new RegExp(`^ {2}plan +\\d+ ms +${rebuilt} outputs rebuilt$`, 'm'));
-        expect(runCli(['build', '--root', twin, '--no-cache']).status, name).toBe(0);
-        expect(snapshotTree(path.join(root, 'dist')), name).toEqual(snapshotTree(path.join(twin, 'dist')));
-      }
-    };
     // The shipped examples: a fleet small enough for a diagram, which lays out every name.
     expectPlan(builtRepo(), [
       ['a title', (r) => edit(blueprint(r, 'access-auditor'), /^title: .*$/m, 'title: Patched'), 4],
@@ -246,7 +251,7 @@ describe('an incremental build after blueprints changed in content', () => {
     const domainsOf = (r: string) => /^ {4}domains: \[(.*)\]$/m.exec(readFileSync(file(r), 'utf8'))![1]!.split(', ');
     const others = (r: string) => readdirSync(path.join(r, 'content/perception-domains')).map((f) => f.replace(/\.kno$/, '')).filter((d) => !domainsOf(r).includes(d) && !readFileSync(path.join(r, 'content/perception-domains', `${d}.kno`), 'utf8').includes('deprecated: true')).sort();
     const perceive = (r: string, domains: string[]) => edit(file(r), /^( {4}domains: \[).*\]$/m, `$1${domains.join(', ')}]`);
-    // Each with how many outputs the plan made: the card, the page, the agent index and _headers, and each fleet-level file the change shows in.
+    // Each with how many outputs the plan made.
     const cases: [string, (root: string) => void, number][] = [
       ['a new skill tag (the agent\'s skill on the fleet card)', (r) => edit(file(r), /^( +tags: \[)/m, '$1zz-new-tag, '), 5],
       ['a mode no other card lists (the fleet card\'s union)', (r) => edit(file(r), /^( {2}default_input_modes: \[)/m, '$1text/x-only-here, '), 5],
@@ -271,17 +276,7 @@ describe('an incremental build after blueprints changed in content', () => {
         perceive(r, domainsOf(r).slice(1));
       }, 8],
     ];
-    for (const [name, change, rebuilt] of cases) {
-      const twin = copyRepo(root);
-      cpSync(path.join(root, 'dist'), path.join(twin, 'dist'), { recursive: true });
-      change(root);
-      change(twin);
-      const run = runCli(['build', '--root', root, '--verbose']);
-      expect(run.status, name).toBe(0);
-      expect(run.stderr, name).toMatch(new RegExp(`^ {2}plan +\\d+ ms +${rebuilt} outputs rebuilt$`, 'm'));
-      expect(runCli(['build', '--root', twin, '--no-cache']).status, name).toBe(0);
-      expect(snapshotTree(path.join(root, 'dist')), name).toEqual(snapshotTree(path.join(twin, 'dist')));
-    }
+    expectPlan(root, cases);
   }, 300_000);
 
   it('patches names and descriptions made of any characters, each edit publishing what a full build would', () => {
