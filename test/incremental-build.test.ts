@@ -316,6 +316,15 @@ describe('an incremental build after blueprints changed in content', () => {
     // The edit loaded it as it was (and kept V8's code cache for it beside it).
     expect(statSync(path.join(folder, validator!)).mtimeMs).toBe(written.mtimeMs);
     expect(readdirSync(folder).sort()).toEqual([validator, `${validator}.v8`]);
+    // Another cold build keeps them and removes what an earlier version of knoc or another schema set left there.
+    const stale = `${'0'.repeat(64)}.cjs`;
+    writeFileSync(path.join(folder, stale), 'module.exports = 0;');
+    writeFileSync(path.join(folder, `${stale}.v8`), '');
+    writeFileSync(path.join(folder, 'notes.txt'), 'not a validator');
+    for (const file of ['cache.bin', 'index.bin']) rmSync(path.join(root, 'node_modules/.cache/knoc', file));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    expect(readdirSync(folder).sort()).toEqual(['notes.txt', validator, `${validator}.v8`].sort());
+    expect(statSync(path.join(folder, validator!)).mtimeMs).toBe(written.mtimeMs);
   }, 300_000);
 
   it('says which path ran under --verbose and --explain', () => {

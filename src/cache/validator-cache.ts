@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Script } from 'node:vm';
 import path from 'node:path';
@@ -58,21 +58,40 @@ export async function loadValidators(
  * Writes the standalone code of each validator `loadValidators` would load
  * from the cache folder and finds missing (a schema knoc ships, or one
  * without patterns): a full build has it done meanwhile, so the first edit
- * after it does not compile them (see prepare-validators.ts).
+ * after it does not compile them (see prepare-validators.ts). The folder's
+ * other validators, made by another version of knoc or for another schema
+ * set, are removed: no edit after this build loads them.
  */
 export async function prepareValidators(cacheDir: string, schemaSetDigest: string, schemas: readonly { key: string; schema: Record<string, unknown>; shipped: boolean }[]): Promise<void> {
+  const current = new Set<string>();
   for (const { key, schema, shipped } of schemas) {
     const file = validatorFile(cacheDir, schemaSetDigest, key);
+    current.add(path.basename(file));
     if (existsSync(file)) continue;
     if (!shipped && (await import('../validate/pattern-engine.js')).patternsIn(schema).length > 0) continue;
     await writeStandalone(file, schema);
   }
+  const folder = path.join(cacheDir, VALIDATORS_FOLDER);
+  let entries: string[];
+  try {
+    entries = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const code = entry.endsWith('.v8') ? entry.slice(0, -'.v8'.length) : entry;
+    if (VALIDATOR_NAME.test(code) && !current.has(code)) rmSync(path.join(folder, entry), { force: true });
+  }
 }
+
+/** The cache's folder of standalone validators, and how each is named (with its V8 code cache beside it, `.v8` added). */
+const VALIDATORS_FOLDER = 'validators';
+const VALIDATOR_NAME = /^[0-9a-f]{64}\.cjs$/;
 
 /** Where a schema's standalone validator is kept: named by knoc's code, the schema set and the schema. */
 function validatorFile(cacheDir: string, schemaSetDigest: string, key: string): string {
   const name = createHash('sha256').update([knocCodeStamp(), schemaSetDigest, key].join('\u0000')).digest('hex');
-  return path.join(cacheDir, 'validators', `${name}.cjs`);
+  return path.join(cacheDir, VALIDATORS_FOLDER, `${name}.cjs`);
 }
 
 /** Compiles a schema with the options of every build, keeping the code, and writes it as a standalone module; the compiled validator. */
