@@ -54,7 +54,7 @@ export function patchFleetCard(patch: BytePatch, slug: string, cardPath: string,
  * each changed list is found, exactly as written, at the top of the card.
  */
 export function patchFleetModes(patch: BytePatch, before: { input: readonly string[]; output: readonly string[] }, after: { input: readonly string[]; output: readonly string[] }): boolean {
-  // A top-level key's lines, as stableJson writes them: two spaces deep, and followed by `description` (keys sort).
+  // A top-level key's lines, as stableJson writes them: two spaces deep, and a comma after (keys sort: `defaultOutputModes`, then `description`, follow).
   const lines = (key: string, list: readonly string[]) => `${stableJson({ [key]: list }).slice(2, -3)},\n`;
   for (const [key, from, to] of [['defaultInputModes', before.input, after.input], ['defaultOutputModes', before.output, after.output]] as const) {
     if (same(from, to)) continue;
