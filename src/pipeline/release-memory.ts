@@ -1,8 +1,15 @@
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /** How many files or outputs make a build large enough to collect garbage between its phases. */
 export const LARGE_BUILD = 2000;
+
+/**
+ * Below this much live heap a forced collection costs more than it frees: V8's
+ * own collections, marking on another thread meanwhile, keep such a heap small
+ * enough, and each forced one stops the build for as long as a full mark.
+ */
+const WORTH_COLLECTING = 256 * 1024 * 1024;
 
 let collect: (() => void) | undefined | null;
 
@@ -10,9 +17,11 @@ let collect: (() => void) | undefined | null;
  * Collects garbage now, between phases of a large build, so what one phase
  * threw away is freed before the next allocates: the peak resident size is
  * then close to what the build holds, not that plus the garbage V8 would let
- * grow first. A no-op where the collector cannot be reached.
+ * grow first. A no-op for a heap too small to gain from it, and where the
+ * collector cannot be reached.
  */
 export function releaseMemory(): void {
+  if (getHeapStatistics().used_heap_size < WORTH_COLLECTING) return;
   if (collect === undefined) {
     try {
       setFlagsFromString('--expose-gc');
