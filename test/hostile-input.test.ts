@@ -3,6 +3,7 @@
 // test/hostile-corpus.test.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { codeFrame } from '../src/cli/render/code-frame.js';
 import { printable, printableLine } from '../src/cli/render/printable.js';
@@ -98,6 +99,29 @@ describe('invalid UTF-8 is found at its byte', () => {
     ['a stray continuation byte', [0x61, 0x80], 1],
   ])('%s', (_name, bytes, offset) => {
     expect(firstInvalidUtf8(Uint8Array.from(bytes))).toBe(offset);
+  });
+
+  it('agrees with a strict decoder on any bytes: -1 only for UTF-8, else the end of the longest valid start', () => {
+    const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    const valid = (bytes: Uint8Array) => {
+      try {
+        strict.decode(bytes);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // Bytes drawn mostly from the ranges that start and continue multi-byte sequences, where the edge cases lie.
+    const byte = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0xbf }), fc.integer({ min: 0xc0, max: 0xff }), fc.constantFrom(0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5));
+    fc.assert(
+      fc.property(fc.array(byte, { maxLength: 24 }), (list) => {
+        const bytes = Uint8Array.from(list);
+        const at = firstInvalidUtf8(bytes);
+        if (at === -1) return valid(bytes);
+        return !valid(bytes) && valid(bytes.subarray(0, at)) && !valid(bytes.subarray(0, Math.min(at + 4, bytes.length)));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('places the byte by line and column of the text before it', () => {

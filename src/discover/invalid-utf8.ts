@@ -1,7 +1,13 @@
+import { isUtf8 } from 'node:buffer';
 import type { Range } from '../diagnostics/diagnostic.js';
 
 /** The byte offset of the first byte that is not part of a well-formed UTF-8 sequence, or -1. */
 export function firstInvalidUtf8(bytes: Uint8Array): number {
+  // Node's own check answers for nearly every file, in a fraction of the walk below, which only finds where.
+  return isUtf8(bytes) ? -1 : invalidAt(bytes);
+}
+
+function invalidAt(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;
