@@ -5,7 +5,6 @@ import { Script } from 'node:vm';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { knocCodeStamp } from '../model/version.js';
-import type { TemplateCodeCache } from '../render-pages/page-templates.js';
 import { formats, FORMATS_MODULE } from '../validate/formats.js';
 import { ucs2length, UCS2LENGTH_MODULE } from '../validate/ucs2length.js';
 import { writeAtomically } from './write-atomically.js';
@@ -145,25 +144,4 @@ function load(code: string, file: string): ValidateFunction {
   }) as ValidateFunction;
   Object.assign(first, validate);
   return first;
-}
-
-/** Compiled page-template code kept in the cache folder, one file per key (the key covers the template, its options and handlebars' version). */
-export function templateCodeCache(cacheDir: string): TemplateCodeCache {
-  const fileOf = (key: string) => path.join(cacheDir, 'templates', `${key}.js`);
-  return {
-    get(key) {
-      try {
-        return readFileSync(fileOf(key), 'utf8');
-      } catch {
-        return undefined;
-      }
-    },
-    set(key, code) {
-      try {
-        writeAtomically(fileOf(key), code);
-      } catch {
-        // Only costs the next build a compile.
-      }
-    },
-  };
 }

@@ -7,7 +7,7 @@ import { stableJson } from '../model/stable-json.js';
 import { cardPathOf } from '../project/a2a-types.js';
 import { isReservedName, isSafeSlug, missingCardFields } from '../project/check-card.js';
 import { projectAgentCard } from '../project/project-agent-card.js';
-import { pageTemplates } from '../render-pages/page-templates.js';
+import { templatesDigest } from '../render-pages/templates-digest.js';
 import { agentPageKeys, agentPagePathOf, domainInfo, renderAgentPage } from '../render-pages/render-pages.js';
 import { perceivedDomains } from '../resolve/resolve-references.js';
 import { cachedCardOf } from './published-card.js';
@@ -79,7 +79,7 @@ export function agentOutputs(agent: Entity, diagnostics: readonly Diagnostic[], 
   const sha256 = sha256Hex(text);
   const published = { slug, path: cardPathOf(slug), card, text, sha256 };
   const perceived = [...new Set(perceivedDomains(agent).map((d) => d.slug))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const { cacheKey } = agentPageKeys(pageTemplates().digest, sha256, agent.digest, perceived, titles, context.fleetName);
+  const { cacheKey } = agentPageKeys(templatesDigest(), sha256, agent.digest, perceived, titles, context.fleetName);
   // Encoded once: hashed, measured and written as these bytes.
   const page = encodeReused(renderAgentPage(published, agent, titles, perceived, context.fleetName));
   return {

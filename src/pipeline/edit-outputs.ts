@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import type { PlannedOutput } from '../emit/plan-outputs.js';
 import { stringField, type Entity } from '../model/entity.js';
 import type { DomainInfo } from '../render-pages/view-fleet.js';
@@ -15,8 +14,7 @@ export const AGENT_INDEX_PATH = 'index/agents.json';
 export const SERVICE_CLASS_INDEX_PATH = 'index/service-classes.json';
 export const FLEET_PAGE_PATH = 'index.html';
 export const agentPagePathOf = (slug: string) => `agents/${slug}/index.html`;
-/** The shipped page templates (render-pages/page-templates.ts names the same folder). */
-export const TEMPLATES_DIR = fileURLToPath(new URL('../../templates/pages/', import.meta.url));
+export { TEMPLATES_DIR } from '../render-pages/templates-digest.js';
 
 /** What an edit publishes: the changed outputs (manifest.json last), how many it made, and each changed agent's page. */
 export interface EditOutputs {

@@ -9,7 +9,7 @@ import { domainsByAgent, type DomainIndex } from '../project/project-domain-inde
 import type { PublishedCard } from '../project/project-fleet-card.js';
 import { renderAgentHtml } from './agent-page.js';
 import { fleetHtmlParts } from './fleet-page.js';
-import { pageTemplates, TEMPLATES_DIR } from './page-templates.js';
+import { templatesDigest, TEMPLATES_DIR } from './templates-digest.js';
 import { viewAgent } from './view-agent.js';
 import { viewFleet, type DomainInfo } from './view-fleet.js';
 
@@ -44,7 +44,7 @@ export interface PagesInput {
  * the same data.
  */
 export function renderPages(input: PagesInput): OutputRequest[] {
-  const templates = pageTemplates();
+  const digest = templatesDigest();
   const domains = input.domains.map(domainInfo).filter((d): d is DomainInfo & { source: string } => d !== undefined);
   domains.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   const titles = new Map(domains.map((d) => [d.slug, d.title]));
@@ -64,7 +64,7 @@ export function renderPages(input: PagesInput): OutputRequest[] {
   ];
   for (const { published, blueprint } of input.agents) {
     const perceived = domainsOf.get(published.slug) ?? [];
-    const { key, cacheKey: pageKey } = agentPageKeys(templates.digest, published.sha256, blueprint.digest, perceived, titles, site.fleetName);
+    const { key, cacheKey: pageKey } = agentPageKeys(digest, published.sha256, blueprint.digest, perceived, titles, site.fleetName);
     const render = () => renderAgentPage(published, input.whole ? input.whole(blueprint) : blueprint, titles, perceived, site.fleetName);
     const inputs = [blueprint.source.path, ...perceived.flatMap((d) => domainSource.get(d) ?? [])];
     const path = agentPagePathOf(published.slug);
