@@ -1,19 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { Script } from 'node:vm';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { knocCodeStamp } from '../model/version.js';
-import { formats, FORMATS_MODULE } from '../validate/formats.js';
-import { ucs2length, UCS2LENGTH_MODULE } from '../validate/ucs2length.js';
+import { runStandalone } from '../validate/run-standalone.js';
+import { hasShippedValidator, shippedValidatorCode } from '../validate/shipped-validators.js';
 import { writeAtomically } from './write-atomically.js';
-
-/** knoc's own require: generated validators load ajv's runtime helpers from knoc's dependencies, wherever the cache lives, and knoc's formats by their name. */
-const knocRequire = createRequire(import.meta.url);
-
-/** ajv's string-length helper as its module exports it (see ucs2length.ts). */
-const UCS2LENGTH = { default: ucs2length };
 
 /**
  * Validators for the given schemas as ajv standalone code, generated once per
@@ -42,6 +34,16 @@ export async function loadValidators(
       continue;
     }
     const file = validatorFile(cacheDir, schemaSetDigest, key);
+    // A schema knoc ships comes compiled with knoc (shipped-validators.ts); its code cache is kept by the name the cache folder gives it.
+    const precompiled = shipped ? shippedValidatorCode(schema) : undefined;
+    try {
+      if (precompiled) {
+        validators.set(key, load(precompiled.code, file));
+        continue;
+      }
+    } catch {
+      // Unusable: made in the cache folder as for any other schema.
+    }
     try {
       validators.set(key, load(readFileSync(file, 'utf8'), file));
       continue;
@@ -66,7 +68,7 @@ export async function prepareValidators(cacheDir: string, schemaSetDigest: strin
   for (const { key, schema, shipped } of schemas) {
     const file = validatorFile(cacheDir, schemaSetDigest, key);
     current.add(path.basename(file));
-    if (existsSync(file)) continue;
+    if (existsSync(file) || (shipped && hasShippedValidator(schema))) continue;
     if (!shipped && (await import('../validate/pattern-engine.js')).patternsIn(schema).length > 0) continue;
     await writeStandalone(file, schema);
   }
@@ -121,12 +123,7 @@ function load(code: string, file: string): ValidateFunction {
   } catch {
     // None yet.
   }
-  const script = new Script(`(function (require, module, exports) {${code}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
-  const module = { exports: {} as unknown };
-  const require = (id: string) => (id === FORMATS_MODULE ? formats : id === UCS2LENGTH_MODULE ? UCS2LENGTH : knocRequire(id));
-  (script.runInThisContext() as (require: (id: string) => unknown, module: { exports: unknown }, exports: unknown) => void)(require, module, module.exports);
-  const validate = module.exports as ValidateFunction;
-  if (typeof validate !== 'function') throw new Error('not a validator');
+  const { validate, script } = runStandalone(code, file, cachedData);
   if (cachedData && !script.cachedDataRejected) return validate;
   let saved = false;
   const first = ((data: unknown, ...rest: unknown[]) => {

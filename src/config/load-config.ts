@@ -10,6 +10,7 @@ import { splitPointer } from '../parse/locator.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createAjv } from '../validate/create-ajv.js';
 import { mapAjvErrors } from '../validate/map-ajv-error.js';
+import { shippedValidator } from '../validate/shipped-validators.js';
 import { checkPublishedValues } from '../validate/rules/published-values.js';
 import { configSchema } from './config-schema.js';
 import { CONFIG_FILE } from './config-names.js';
@@ -28,8 +29,8 @@ export interface LoadedConfig {
 
 /** Validates a parsed knoc.config.yaml; every problem is KNO2040. */
 export function validateConfigEntity(entity: Entity): Diagnostic[] {
-  // knoc's own schema, checked against the meta-schema by its tests, not by every build.
-  validateConfig ??= createAjv({ validateSchema: false }).compile(configSchema);
+  // knoc's own schema, checked against the meta-schema by its tests, not by every build, and compiled by knoc's build.
+  validateConfig ??= shippedValidator(configSchema) ?? createAjv({ validateSchema: false }).compile(configSchema);
   if (validateConfig(entity.data)) return [...unknownRuleCodes(entity), ...publishedSettings(entity)];
   const invalid = mapAjvErrors(validateConfig.errors ?? [], entity, { rootName: CONFIG_FILE, allowsPrivateKeys: false }).map((d) =>
     createDiagnostic('KNO2040', { detail: d.message }, { file: entity.source.path, ...(d.range ? { range: d.range } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}), ...(d.hint ? { hint: d.hint } : {}) }),

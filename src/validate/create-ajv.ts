@@ -1,9 +1,15 @@
-import { _, Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type * as Ajv2020Module from 'ajv/dist/2020.js';
 import type { CodeOptions } from 'ajv/dist/core.js';
 import type { SchemaValidateFunction } from 'ajv/dist/types/index.js';
-import addFormats from 'ajv-formats';
+import type { FormatsPlugin } from 'ajv-formats';
 import { FORMATS_MODULE, uri } from './formats.js';
 import { sortKeysDeep } from '../model/stable-json.js';
+
+// ajv and its formats load when a schema is first compiled: a build whose schemas all come precompiled
+// (shipped-validators.ts) never loads them.
+const require = createRequire(import.meta.url);
 
 /**
  * The ajv instance every schema is compiled with: all errors, data kept for
@@ -14,10 +20,12 @@ import { sortKeysDeep } from '../model/stable-json.js';
  * meta-schema: the caller checks (`ajv.validateSchema`) those it does not trust.
  */
 export function createAjv(options: { regExp?: CodeOptions['regExp']; source?: boolean; validateSchema?: false } = {}): Ajv2020 {
+  const { _, Ajv2020 } = require('ajv/dist/2020.js') as typeof Ajv2020Module;
+  const addFormats = (require('ajv-formats') as { default: FormatsPlugin }).default;
   // Generated code requires the formats under knoc's own name (see formats.ts); ajv-formats keeps a name already set.
   const code = { ...(options.regExp ? { regExp: options.regExp } : {}), ...(options.source ? { source: true } : {}), formats: _`require(${FORMATS_MODULE})` };
   const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, validateFormats: true, code, ...(options.validateSchema === false ? { validateSchema: false } : {}) });
-  addFormats.default(ajv);
+  addFormats(ajv);
   ajv.addFormat('uri', uri);
   // ajv compares every pair of items of an array of objects (n² deep comparisons): 60,000 items would hold a build for
   // minutes. Items are compared by their canonical JSON in one hash set instead, linear in the size of the array.

@@ -9,6 +9,7 @@ import { createAjv } from './create-ajv.js';
 import { compareVersions } from './compare-versions.js';
 import { countSubschemas, MAX_SUBSCHEMAS, patternEngine, trustPatterns, unsupportedPattern } from './pattern-engine.js';
 import { findRefProblem } from './schema-refs.js';
+import { shippedValidator } from './shipped-validators.js';
 
 /** A schema selected by `$schema: name@version`, compiled once. */
 export interface CompiledSpec {
@@ -76,15 +77,16 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
   for (const entity of specs) if (isShipped(entity)) trustPatterns(dig(entity.data, 'spec', 'schema'));
   // Checked here, not by every compile: the schemas knoc ships are checked by its tests, so a build with no specs of its own
   // never compiles the meta-schema (about a fifth of a second, in each thread that compiles schemas).
-  const ajv = createAjv({ regExp: patternEngine, validateSchema: false });
+  // Made when first needed: the schemas knoc ships come precompiled (shipped-validators.ts), and need neither.
+  let ajv: ReturnType<typeof createAjv> | undefined;
+  const compiler = () => (ajv ??= createAjv({ regExp: patternEngine, validateSchema: false }));
   // What a `$ref` may name outside its own schema: the meta-schemas ajv holds. knoc never fetches another.
-  const known = new Set([...Object.keys(ajv.schemas), ...Object.keys(ajv.refs)]);
+  let known: Set<string> | undefined;
+  const knownRefs = () => (known ??= new Set([...Object.keys(compiler().schemas), ...Object.keys(compiler().refs)]));
   const usable = new Map<string, { name: string; version: string; schema: Record<string, unknown>; entity: Entity }>();
   const refused = new Set<string>();
   for (const [key, spec] of [...chosen].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    // `$id` is dropped so that two specs sharing one cannot collide inside ajv.
-    const schema = { ...spec.schema };
-    delete schema.$id;
+    const schema = schemaToCompile(spec.schema);
     if (!isShipped(spec.entity) && countSubschemas(schema) > MAX_SUBSCHEMAS) {
       diagnostics.push(createDiagnostic('KNO2084', { limit: MAX_SUBSCHEMAS }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
       continue;
@@ -96,11 +98,11 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
       diagnostics.push(createDiagnostic('KNO2083', { pattern: unsupported.pattern.length > 80 ? `${unsupported.pattern.slice(0, 80)}…` : unsupported.pattern, reason: unsupported.reason }, { file: spec.entity.source.path, pointer, range }));
       continue;
     }
-    if (isShipped(spec.entity) || ajv.validateSchema(schema) === true) {
+    if (isShipped(spec.entity) || compiler().validateSchema(schema) === true) {
       usable.set(key, { ...spec, schema });
       // Defined, so entities that select it are told it cannot be used, but never compiled: it would not compile, or validating would not end.
       const ownId = typeof spec.schema.$id === 'string' ? spec.schema.$id : undefined;
-      const problem = isShipped(spec.entity) ? undefined : findRefProblem(schema, { known, ...(ownId !== undefined ? { ownId } : {}) });
+      const problem = isShipped(spec.entity) ? undefined : findRefProblem(schema, { known: knownRefs(), ...(ownId !== undefined ? { ownId } : {}) });
       if (problem) {
         refused.add(key);
         const pointer = `/spec/schema${problem.pointer}`;
@@ -108,7 +110,7 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
       }
       continue;
     }
-    const detail = `\`spec.schema\` is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+    const detail = `\`spec.schema\` is not a valid JSON Schema: ${compiler().errorsText(compiler().errors)}`;
     diagnostics.push(createDiagnostic('KNO2030', { detail }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
   }
   const compiled = new Map<string, CompiledSpec | null>();
@@ -118,7 +120,8 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
     if (!spec || refused.has(key)) return undefined;
     if (!compiled.has(key)) {
       try {
-        compiled.set(key, { name: spec.name, version: spec.version, validate: ajv.compile(spec.schema), entity: spec.entity });
+        const validate = (isShipped(spec.entity) ? shippedValidator(spec.schema) : undefined) ?? compiler().compile(spec.schema);
+        compiled.set(key, { name: spec.name, version: spec.version, validate, entity: spec.entity });
       } catch (error) {
         const detail = `\`spec.schema\` does not compile: ${error instanceof Error ? error.message : String(error)}`;
         diagnostics.push(createDiagnostic('KNO2030', { detail }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
@@ -138,6 +141,13 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
     digest: digestOf(keys.map((key) => [key, usable.get(key)!.entity.digest])),
   };
   return { registry, diagnostics };
+}
+
+/** The schema a spec compiles to: its `spec.schema` without `$id`, so that two specs sharing one cannot collide inside ajv. */
+export function schemaToCompile(schema: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...schema };
+  delete copy.$id;
+  return copy;
 }
 
 /** A spec knoc itself ships: its built-in specs, also when a build's root is knoc's own repository. */
