@@ -212,4 +212,18 @@ describe('files that are not regular files', () => {
     expect(run.stderr).toContain('content/agent-blueprints/linked.kno:1:1  error  KNO1005  The file cannot be read: it is a symbolic link');
     expect(run.stderr).toContain('content/agent-blueprints/folder.kno:1:1  error  KNO1005  The file cannot be read: it is a folder, expected a file.');
   });
+
+  it('looks where the source patterns look, and nowhere else: content/ at any depth and specs/ itself, never a dot folder', () => {
+    const root = copyRepo(happy);
+    const plant = (folder: string) => {
+      mkdirSync(path.join(root, folder), { recursive: true });
+      symlinkSync(path.join(root, 'content/agent-blueprints/schema-reviewer.kno'), path.join(root, folder, 'linked.kno'));
+      symlinkSync(path.join(root, 'content'), path.join(root, folder, 'more'));
+    };
+    for (const folder of ['content/deep/er', 'specs', 'specs/nested', 'content/.hidden', '.outside']) plant(folder);
+    const run = runCli(['check', '--root', root]);
+    expect(run.status).toBe(1);
+    const unreadable = run.stderr.split('\n').filter((line) => line.includes('KNO1005')).map((line) => line.trim().split(':')[0]);
+    expect(unreadable.sort()).toEqual(['content/deep/er/linked.kno', 'content/deep/er/more', 'specs/linked.kno', 'specs/more']);
+  });
 });

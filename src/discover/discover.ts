@@ -75,7 +75,7 @@ export async function listSources(root: string, limits: ParseLimits = DEFAULT_LI
   // Loaded here, not at the top: a build that reads a few known files (the incremental path) never pays for it.
   const { globby } = await import('globby');
   const diagnostics: Diagnostic[] = [];
-  const folders = stampFolders([path.join(root, 'content'), path.join(root, 'specs'), builtinSpecsDir]);
+  const { stamps: folders, entries } = stampFolders([path.join(root, 'content'), path.join(root, 'specs'), builtinSpecsDir]);
   // A linked content/ or specs/ could lead anywhere on the machine: it is reported, and not read.
   const linked = new Set<string>();
   for (const folder of ['content', 'specs']) {
@@ -91,7 +91,8 @@ export async function listSources(root: string, limits: ParseLimits = DEFAULT_LI
   ]);
   // Anything matching the patterns that is not a regular file (a symbolic link, a folder named *.kno) is reported, never skipped unseen,
   // and so is a linked folder among the sources, whose .kno files would otherwise be silently left out.
-  const everything = await globby([...unlessLinked('content', 'content/**'), ...unlessLinked('specs', 'specs/*')], { cwd: root, onlyFiles: false, followSymbolicLinks: false, dot: false, markDirectories: true });
+  // Everything `content/**` and `specs/*` match (no name starting with a dot), folders marked by a trailing slash: from the walk that stamped the folders.
+  const everything = [...(linked.has('content') ? [] : matching(root, entries, 'content', true)), ...(linked.has('specs') ? [] : matching(root, entries, 'specs', false))];
   const regular = new Set([...contentPaths, ...specPaths]);
   for (const odd of sortPaths(everything.filter((p) => !regular.has(p) && !p.endsWith('/')))) {
     const info = await lstat(path.join(root, odd)).catch(() => undefined);
@@ -171,9 +172,36 @@ function prefixes(relative: string): string[] {
   return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
-/** Stamps each folder and every folder below it (symbolic links are not followed). */
-function stampFolders(tops: readonly string[]): Map<string, FolderStamp> {
+/** An entry a folder walk found: its folder, its name, and whether it is a folder (a symbolic link is not). */
+interface WalkedEntry {
+  name: string;
+  parentPath: string;
+  isDirectory(): boolean;
+}
+
+/**
+ * The entries below `root/top` as the glob `top/**` (`deep`) or `top/*` matches
+ * them, without dot files: paths relative to the root, folders with a
+ * trailing slash.
+ */
+function matching(root: string, entries: ReadonlyMap<string, readonly WalkedEntry[]>, top: string, deep: boolean): string[] {
+  const found: string[] = [];
+  for (const entry of entries.get(path.join(root, top)) ?? []) {
+    const relative = path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+    const below = relative.slice(top.length + 1).split('/');
+    if ((!deep && below.length > 1) || below.some((part) => part.startsWith('.'))) continue;
+    found.push(entry.isDirectory() ? `${relative}/` : relative);
+  }
+  return found;
+}
+
+/**
+ * Stamps each folder and every folder below it (symbolic links are not
+ * followed), and gives every entry found below each top folder.
+ */
+function stampFolders(tops: readonly string[]): { stamps: Map<string, FolderStamp>; entries: Map<string, WalkedEntry[]> } {
   const stamps = new Map<string, FolderStamp>();
+  const walked = new Map<string, WalkedEntry[]>();
   const stampFolder = (folder: string): FolderStamp => {
     const stamp = stampOf(folder);
     const listing = stamp ? listingOf(folder) : undefined;
@@ -181,15 +209,16 @@ function stampFolders(tops: readonly string[]): Map<string, FolderStamp> {
   };
   for (const top of tops) {
     stamps.set(top, stampFolder(top));
-    let entries: { name: string; parentPath: string; isDirectory(): boolean }[] = [];
+    let entries: WalkedEntry[] = [];
     try {
       entries = readdirSync(top, { recursive: true, withFileTypes: true });
     } catch {
       // An absent or unreadable folder is stamped as such.
     }
+    walked.set(top, entries);
     for (const entry of entries) if (entry.isDirectory()) stamps.set(path.join(entry.parentPath, entry.name), stampFolder(path.join(entry.parentPath, entry.name)));
   }
-  return stamps;
+  return { stamps, entries: walked };
 }
 
 /** Line 1, column 1: where a finding about a whole file (its kind, its size, its name) points. */
