@@ -1,8 +1,17 @@
-import { isAlias, isCollection, isPair, isScalar, visit, type Document } from 'yaml';
+import type * as Yaml from 'yaml';
+import type { Document } from 'yaml';
+import { yamlModule } from './yaml-module.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { ParseLimits } from '../model/limits.js';
 import type { Locate } from './locator.js';
+
+// yaml's own functions, run on documents only yaml parses: calling them loads it (yaml-module.ts).
+const isAlias = ((node: unknown) => yamlModule().isAlias(node)) as typeof Yaml.isAlias;
+const isCollection = ((node: unknown) => yamlModule().isCollection(node)) as typeof Yaml.isCollection;
+const isPair = ((node: unknown) => yamlModule().isPair(node)) as typeof Yaml.isPair;
+const isScalar = ((node: unknown) => yamlModule().isScalar(node)) as typeof Yaml.isScalar;
+const visit = ((...args: Parameters<typeof Yaml.visit>) => yamlModule().visit(...args)) as (...args: Parameters<typeof Yaml.visit>) => void;
 
 /** Keys that name object internals in JavaScript; as data they invite prototype pollution downstream. */
 const RESERVED_KEYS = new Set(['__proto__']);
@@ -23,7 +32,7 @@ export function findBoundViolations(doc: Document.Parsed, locator: Locate, file:
     tooDeep = true;
     const range = node.range ? locator.rangeOfOffsets(node.range[0], node.range[0] + 1) : locator.rangeOfOffsets(0, 0);
     diagnostics.push(createDiagnostic('KNO1012', { depth: limits.maxDepth }, { file, range }));
-    return visit.SKIP;
+    return yamlModule().visit.SKIP;
   };
   visit(doc, {
     Pair(_, pair) {
@@ -50,7 +59,7 @@ export function firstAliasOffset(doc: Document.Parsed): [number, number] {
     Alias(_, node) {
       if (!isAlias(node) || !node.range) return undefined;
       found = [node.range[0], node.range[1]];
-      return visit.BREAK;
+      return yamlModule().visit.BREAK;
     },
   });
   return found;

@@ -1,11 +1,9 @@
-import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import type { Document, LineCounter, Node } from 'yaml';
 import type { Range } from '../diagnostics/diagnostic.js';
+import { yamlModule } from './yaml-module.js';
 
 // yaml is loaded when a position is first asked for: a build that only splits and joins pointers (the incremental build) never loads it.
-let yaml: typeof Yaml | undefined;
-const yamlModule = (): typeof Yaml => (yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
 const isMap = ((node: unknown) => yamlModule().isMap(node)) as typeof Yaml.isMap;
 const isPair = ((node: unknown) => yamlModule().isPair(node)) as typeof Yaml.isPair;
 const isScalar = ((node: unknown) => yamlModule().isScalar(node)) as typeof Yaml.isScalar;

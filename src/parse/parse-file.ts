@@ -1,5 +1,5 @@
 import { narrowStrings } from '../model/narrow-strings.js';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import type { Document } from 'yaml';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Entity } from '../model/entity.js';
@@ -7,6 +7,7 @@ import { digestOf } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
 import { DEFAULT_LIMITS, type ParseLimits } from '../model/limits.js';
 import { fastParseYaml } from './fast-yaml.js';
+import { yamlModule } from './yaml-module.js';
 import { expandedSize, findBoundViolations, firstAliasOffset } from './bounds.js';
 import type { SourceFile } from '../model/source-file.js';
 import { findDuplicateKeys, findUnrepresentable } from './duplicate-keys.js';
@@ -22,6 +23,7 @@ export interface ParseResult {
 
 /** The one set of YAML options knoc parses with. */
 function parseYaml(text: string): { doc: Document.Parsed; locator: Locator } {
+  const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
   // YAML 1.2 core schema only: no merge keys, no 1.1 tags such as !!omap or !!binary, and no console warnings.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, version: '1.2', merge: false, resolveKnownTags: false, logLevel: 'error' });
