@@ -98,6 +98,7 @@ describe('fast YAML reader', () => {
     ['odd but valid plain scalars', 'a: b:c\nb: x :y\nc: a#b\nd: -x\ne: x, y\nf: http://h:80/p\ng: ok!\nh: 100%\n'],
     ['keys that are JavaScript names', 'constructor: 1\nprototype: {a: b}\ntoString: x\nhasOwnProperty: y\n'],
     ['more indented nesting and trailing spaces', 'a:    \n    b:   c   \n    d:\n        - e   \n'],
+    ['backslashes: literal in plain and single-quoted scalars, escapes in double quotes', 'a: c:\\dir\\x\nb: \'^\\d+$\'\nc: "^(0|[1-9]\\\\d*)\\\\.x\\/y \\"q\\""\n"k\\"ey": [p\\q, "r\\\\s"]\nd: \\\n'],
   ])('agrees with yaml on %s', (_, text) => {
     expect(expectAgreement(text)).toBe(true);
   });
@@ -110,6 +111,8 @@ describe('fast YAML reader', () => {
     ['a multi-line plain scalar', 'a: one\n  two\n'],
     ['a multi-line quoted scalar', 'a: "one\n  two"\n'],
     ['an escape', 'a: "\\u0041"\n'],
+    ['an escape it does not read', 'a: "x\\ny"\n'],
+    ['a line continuation in double quotes', 'a: "x\\\n  y"\n'],
     ['a repeated key', 'a: 1\na: 2\n'],
     ['a __proto__ key', '__proto__: 1\n'],
     ['a merge key', '<<: {a: 1}\n'],
@@ -184,13 +187,18 @@ const scalarText = fc.oneof(
   words,
   fc.constantFrom('1', '-2', '+3', '0o17', '0x1F', '1.5', '.5', '-1e3', '2.', 'true', 'FALSE', 'null', '~', 'Null', '1.0.0', '08', '0.9', '24', '-0'),
   fc.stringMatching(/^[a-z][a-z0-9 ./:-]{0,12}[a-z0-9]$/).filter((s) => !/: |:$| #/.test(s)),
+  // Backslashes: literal in plain and single-quoted scalars; in double quotes the escapes the reader reads (see `leaf`).
+  fc.constantFrom('a\\b', 'c:\\dir', 'x\\\\y', 'p\\/q', 'x\\"y', '^(0|[1-9]\\\\d*)\\\\.$', '\\\\'),
 );
 const keyText = fc.oneof(words, fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/)).filter((k) => !/^(?:y|yes|no|on|null|Null x|true-ish)$/.test(k) || true);
 
 type Node = { kind: 'scalar'; text: string; style: 'plain' | 'single' | 'double' } | { kind: 'block'; lines: string[]; folded: boolean; strip: boolean } | { kind: 'flow-seq'; items: string[] } | { kind: 'flow-map'; entries: [string, string][] } | { kind: 'map'; entries: [string, Node][]; comment: boolean } | { kind: 'seq'; items: Node[]; sameIndent: boolean };
 
 const leaf: fc.Arbitrary<Node> = fc.oneof(
-  fc.record({ kind: fc.constant('scalar' as const), text: scalarText, style: fc.constantFrom('plain' as const, 'single' as const, 'double' as const) }),
+  fc
+    .record({ kind: fc.constant('scalar' as const), text: scalarText, style: fc.constantFrom('plain' as const, 'single' as const, 'double' as const) })
+    // In double quotes, only `\\\\`, `\\"` and `\\/`: other escapes go to yaml, and the mutations below bring those.
+    .filter(({ text, style }) => style !== 'double' || /^(?:[^\\]|\\[\\"/])*$/.test(text)),
   fc.record({ kind: fc.constant('block' as const), lines: fc.array(fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z][a-z :#.-]{0,15}$/)), { minLength: 1, maxLength: 4 }).filter((ls) => ls[0] !== ''), folded: fc.boolean(), strip: fc.boolean() }),
   fc.record({ kind: fc.constant('flow-seq' as const), items: fc.array(fc.stringMatching(/^[a-z][a-z0-9/.-]{0,8}$/), { maxLength: 4 }) }),
   // A flow mapping's keys are strings, as authors write them: `null`, `true` or `false` there is no string key, and the reader leaves it to yaml.
@@ -213,7 +221,7 @@ const documentArb = fc
 
 function quote(text: string, style: 'plain' | 'single' | 'double'): string {
   if (style === 'single') return `'${text.replace(/'/g, "''")}'`;
-  if (style === 'double') return `"${text.replace(/"/g, '')}"`;
+  if (style === 'double') return `"${text.replace(/(?<!\\)"/g, '')}"`;
   return text;
 }
 
@@ -270,7 +278,7 @@ function renderSeq(items: Node[], col: number, step: number): string[] {
 const editArb = fc.record({
   at: fc.nat(),
   remove: fc.integer({ min: 0, max: 3 }),
-  insert: fc.constantFrom('', ' ', '  ', ':', ': ', '-', '- ', '#', ' #', "'", '"', '[', ']', '{', '}', ',', '|', '>', '|-', '&a', '*a', '!', '?', '\n', '\n  ', '\n- ', 'x', '1', '.', '~', 'null', 'true', '%', '@', '0x', 'e5', '---', '...'),
+  insert: fc.constantFrom('', ' ', '  ', ':', ': ', '-', '- ', '#', ' #', "'", '"', '\\', '\\"', '\\\\', '\\n', '[', ']', '{', '}', ',', '|', '>', '|-', '&a', '*a', '!', '?', '\n', '\n  ', '\n- ', 'x', '1', '.', '~', 'null', 'true', '%', '@', '0x', 'e5', '---', '...'),
 });
 
 function applyEdit(text: string, edit: { at: number; remove: number; insert: string }): string {

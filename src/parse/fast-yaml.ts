@@ -1,12 +1,13 @@
 /**
  * A fast reader for the YAML that `.kno` files are written in: block mappings
- * and sequences, plain and quoted one-line scalars, literal and folded block
- * scalars, and one-line flow lists and mappings of scalars, with comments.
+ * and sequences, plain and quoted one-line scalars (in double quotes, the
+ * escapes `\\`, `\"` and `\/`), literal and folded block scalars, and one-line
+ * flow lists and mappings of scalars, with comments.
  *
  * It keeps no positions and reports no errors. It returns the document's data
  * only when the text is in that subset and is valid YAML 1.2 there, giving the
  * value the `yaml` package's core schema gives; for anything else (anchors,
- * tags, directives, multi-line plain or quoted scalars, nested flow, a repeated
+ * tags, directives, multi-line plain or quoted scalars, any other escape, nested flow, a repeated
  * key, a `__proto__` key, tabs, CR, control characters, nesting past the
  * limit, any doubt) it returns `undefined`, and the caller parses with `yaml`,
  * which finds every position and every problem. Positions are found again only
@@ -25,7 +26,7 @@ function bail(): never {
 
 /** Characters whose presence anywhere sends the file to the full parser. */
 // eslint-disable-next-line no-control-regex -- these are the characters being looked for
-const AWKWARD = /[\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\u2028\u2029\ud800-\udfff\\]/;
+const AWKWARD = /[\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\u2028\u2029\ud800-\udfff]/;
 
 /** A plain scalar may not start with these (`-` is handled on its own). */
 const INDICATOR = new Set(['?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`']);
@@ -293,13 +294,20 @@ function findKey(text: string): { name: string; end: number } | undefined {
   return undefined;
 }
 
-/** A one-line quoted scalar starting at `start`: its value and the index after the closing quote. */
+/**
+ * A one-line quoted scalar starting at `start`: its value and the index after
+ * the closing quote. In double quotes, `\\`, `\"` and `\/` are read (the
+ * escapes patterns and paths are written with); any other escape is left to
+ * the full parser.
+ */
 function readQuoted(text: string, start: number): { value: string; end: number } {
   const quote = text[start]!;
   if (quote === '"') {
     const close = text.indexOf('"', start + 1);
     if (close === -1) bail();
-    return { value: text.slice(start + 1, close), end: close + 1 };
+    const escape = text.indexOf('\\', start + 1);
+    if (escape === -1 || escape > close) return { value: text.slice(start + 1, close), end: close + 1 };
+    return readEscaped(text, start + 1);
   }
   let value = '';
   let i = start + 1;
@@ -314,6 +322,23 @@ function readQuoted(text: string, start: number): { value: string; end: number }
     }
     return { value, end: close + 1 };
   }
+}
+
+/** The rest of a double-quoted scalar from `from`, which holds an escape before its closing quote. */
+function readEscaped(text: string, from: number): { value: string; end: number } {
+  let value = '';
+  let run = from;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) return { value: value + text.slice(run, i), end: i + 1 };
+    if (c !== 92 /* \ */) continue;
+    const escaped = text[i + 1];
+    if (escaped !== '\\' && escaped !== '"' && escaped !== '/') bail();
+    value += text.slice(run, i) + escaped;
+    i++;
+    run = i + 1;
+  }
+  return bail();
 }
 
 /** Only spaces and a comment may follow a value on its line. */
