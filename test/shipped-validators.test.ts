@@ -1,6 +1,7 @@
-// The validators knoc's build compiles for the schemas it ships (lib/validators/, written by `npm run build`):
-// a build whose schemas are all knoc's own loads them instead of compiling, so each must validate exactly as
-// the schema compiled by the build itself would, verdicts and errors alike.
+// What knoc's build precompiles (`npm run build`, scripts/ship-validators.mjs): the validators of the schemas
+// it ships (lib/validators/), which a build whose schemas are all knoc's own loads instead of compiling, so
+// each must validate exactly as the schema compiled by the build itself would, verdicts and errors alike;
+// and the data of its spec files (lib/builtin-specs.json), which must be what parsing them gives.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
@@ -10,7 +11,8 @@ import { configSchema } from '../src/config/config-schema.js';
 import { builtinSpecsDir, readSourceSync } from '../src/discover/discover.js';
 import type { Entity } from '../src/model/entity.js';
 import { dig } from '../src/model/guards.js';
-import { parseFile } from '../src/parse/parse-file.js';
+import { builtinSpecData } from '../src/parse/builtin-specs.js';
+import { parseFile, parseFileFully } from '../src/parse/parse-file.js';
 import { createAjv } from '../src/validate/create-ajv.js';
 import { patternEngine, trustPatterns } from '../src/validate/pattern-engine.js';
 import { hasShippedValidator, shippedValidator } from '../src/validate/shipped-validators.js';
@@ -123,5 +125,26 @@ describe('validators compiled by knoc’s build', () => {
   it('are named by their schema: a changed schema finds none and is compiled', () => {
     const schema = specSchema(builtinSpecs[0]!);
     expect(hasShippedValidator({ ...schema, description: `${String(schema.description ?? '')} changed` })).toBe(false);
+  });
+});
+
+describe('built-in spec files, parsed by knoc’s build', () => {
+  it('give the data, digest and schema that parsing them gives, each caller its own copy', () => {
+    for (const spec of builtinSpecs) {
+      const parsed = parseFileFully(spec.source).entity!;
+      expect(builtinSpecData(spec.source.sha256), spec.source.path).toStrictEqual(parsed.data);
+      expect(spec.data).toStrictEqual(parsed.data);
+      expect(spec.digest).toBe(parsed.digest);
+      expect(spec.schema).toEqual(parsed.schema);
+      expect(spec.locator.rangeOf('/spec/name')).toEqual(parsed.locator.rangeOf('/spec/name'));
+      expect(builtinSpecData(spec.source.sha256)).not.toBe(builtinSpecData(spec.source.sha256));
+    }
+  });
+
+  it('are found by their bytes only: a changed file is parsed as any other', () => {
+    const spec = builtinSpecs[0]!;
+    const changed = { ...spec.source, text: spec.source.text.replace(/^title: .*$/m, 'title: Changed'), sha256: '0'.repeat(64) };
+    expect(builtinSpecData(changed.sha256)).toBeUndefined();
+    expect(parseFile(changed).entity!.data.title).toBe('Changed');
   });
 });

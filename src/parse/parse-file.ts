@@ -6,6 +6,7 @@ import type { Entity } from '../model/entity.js';
 import { digestOf } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
 import { DEFAULT_LIMITS, type ParseLimits } from '../model/limits.js';
+import { builtinSpecData } from './builtin-specs.js';
 import { fastParseYaml } from './fast-yaml.js';
 import { yamlModule } from './yaml-module.js';
 import { expandedSize, findBoundViolations, firstAliasOffset } from './bounds.js';
@@ -38,6 +39,9 @@ export function lazyLocator(text: string | (() => string)): LazyLocator {
 /** Parses one .kno file into an entity, keeping every source position. */
 export function parseFile(source: SourceFile): ParseResult {
   const limits = source.limits ?? DEFAULT_LIMITS;
+  // knoc's own spec files come parsed with knoc (builtin-specs.ts), by their bytes.
+  const builtin = source.origin === 'builtin' ? builtinSpecData(source.sha256) : undefined;
+  if (builtin) return { entity: { source, data: builtin, locator: lazyLocator(() => source.text), schema: parseSchemaRef(builtin.$schema), digest: digestOf(builtin) }, diagnostics: [] };
   // Most files are plain block YAML: read those without building a syntax tree; positions come later, if a finding needs one.
   const text = source.text;
   const fast = fastParseYaml(text, limits.maxDepth);
