@@ -21,7 +21,7 @@ import { projectServiceClassIndex } from '../project/project-service-class-index
 import { checkPageUrls } from '../render-pages/check-page-urls.js';
 import { renderPages } from '../render-pages/render-pages.js';
 import { bindSymbols } from '../resolve/bind.js';
-import { createDiagnostic } from '../diagnostics/create.js';
+import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import { isStructural } from '../diagnostics/catalogue.js';
 import { isReservedName, isSafeSlug, missingCardFields } from '../project/check-card.js';
 import { resolveReferences } from '../resolve/resolve-references.js';
@@ -232,7 +232,9 @@ export function compile(input: CompileInput): CompileResult {
     diagnostics.push(...settle(signPublishedCards(published, input.signing, (slug) => bySlug.get(slug))));
   }
 
-  const configSite = { file: input.config?.path ?? CONFIG_FILE, ...(configEntity ? { range: configEntity.locator.rangeOfMapping('') } : {}) };
+  // Where a finding about the settings points; the range is found only for a finding (it parses the file again for positions).
+  const configSite: DiagnosticSite = { file: input.config?.path ?? CONFIG_FILE };
+  if (configEntity) Object.defineProperty(configSite, 'range', { enumerable: true, get: () => configEntity.locator.rangeOfMapping('') });
   const fleet = projectFleetCard(published, config.fleet ?? {}, baseUrl, configSite);
   diagnostics.push(...settle(unlessConfigBroken(fleet.diagnostics)));
   if (fleet.card && input.signing) {
