@@ -66,8 +66,9 @@ const SPLIT = 16;
 
 /**
  * `stableJson` as a run of small texts: a list or mapping that is large, or
- * holds something large, is written an entry at a time, each entry that is not
- * itself large by one `JSON.stringify`, so that a large document (the manifest,
+ * holds something large, is written an entry at a time (a list's entries that
+ * are not themselves large a few dozen at a time), each by one
+ * `JSON.stringify`, so that a large document (the manifest,
  * the fleet card, the indexes) never exists as one text, nor as a rope that
  * encoding would first copy whole. Joined, the texts are exactly
  * `stableJson(value)`.
@@ -102,14 +103,24 @@ function splits(value: unknown): boolean {
 function* pieces(value: object, at: string): Generator<string> {
   const inner = `${at}  `;
   if (Array.isArray(value)) {
-    // Never empty: an empty list does not split.
+    // Never empty: an empty list does not split. Items that do not split are written RUN at a time.
+    let from = -1;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
+      if (!splits(item)) {
+        if (from === -1) from = i;
+        if (i + 1 - from === RUN) {
+          yield run(value, from, i + 1, at);
+          from = -1;
+        }
+        continue;
+      }
+      if (from !== -1) yield run(value, from, i, at);
+      from = -1;
       yield `${i === 0 ? '[' : ','}\n${inner}`;
-      // What JSON.stringify cannot write in a list (a function, a symbol, undefined) it writes as null.
-      if (splits(item)) yield* pieces(item as object, inner);
-      else yield indent(JSON.stringify(item, null, 2) ?? 'null', `\n${inner}`);
+      yield* pieces(item as object, inner);
     }
+    if (from !== -1) yield run(value, from, value.length, at);
     yield `\n${at}]`;
     return;
   }
@@ -127,6 +138,22 @@ function* pieces(value: object, at: string): Generator<string> {
     else yield indent(text!, `\n${inner}`);
   }
   yield first ? '{}' : `\n${at}}`;
+}
+
+/** How many items of a list, none large, `pieces` writes as one text: a few kilobytes, in one call of JSON.stringify. */
+const RUN = 64;
+
+/**
+ * Items `from` to `to` of a list at `at`, none of which splits, with the
+ * separator before them, as JSON.stringify with an indent of two writes them
+ * there (what it cannot write in a list, a function, a symbol, undefined, it
+ * writes as null).
+ */
+function run(list: readonly unknown[], from: number, to: number, at: string): string {
+  // `[\n  a,\n  b\n]`: the items, two spaces in, between the brackets' lines.
+  const text = JSON.stringify(list.slice(from, to), null, 2);
+  const items = text.slice(2, -2);
+  return `${from === 0 ? '[' : ','}\n${at === '' ? items : `${at}${indent(items, `\n${at}`)}`}`;
 }
 
 /** JSON text placed at a deeper indent: every line after the first moves right (JSON strings hold no raw line breaks). */
