@@ -1,17 +1,9 @@
-import type * as Yaml from 'yaml';
 import type { Document } from 'yaml';
-import { yamlModule } from './yaml-module.js';
+import { isAlias, isCollection, isPair, isScalar, visit, yamlModule } from './yaml-module.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { ParseLimits } from '../model/limits.js';
 import type { Locate } from './locator.js';
-
-// yaml's own functions, run on documents only yaml parses: calling them loads it (yaml-module.ts).
-const isAlias = ((node: unknown) => yamlModule().isAlias(node)) as typeof Yaml.isAlias;
-const isCollection = ((node: unknown) => yamlModule().isCollection(node)) as typeof Yaml.isCollection;
-const isPair = ((node: unknown) => yamlModule().isPair(node)) as typeof Yaml.isPair;
-const isScalar = ((node: unknown) => yamlModule().isScalar(node)) as typeof Yaml.isScalar;
-const visit = ((...args: Parameters<typeof Yaml.visit>) => yamlModule().visit(...args)) as (...args: Parameters<typeof Yaml.visit>) => void;
 
 /** Keys that name object internals in JavaScript; as data they invite prototype pollution downstream. */
 const RESERVED_KEYS = new Set(['__proto__']);

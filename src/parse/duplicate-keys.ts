@@ -1,18 +1,8 @@
-import type * as Yaml from 'yaml';
 import type { Alias, Document, Pair, Scalar, YAMLMap } from 'yaml';
-import { yamlModule } from './yaml-module.js';
+import { isAlias, isMap, isNode, isPair, isScalar, isSeq, visit } from './yaml-module.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Locate } from './locator.js';
-
-// yaml's own functions, run on documents only yaml parses: calling them loads it (yaml-module.ts).
-const isAlias = ((node: unknown) => yamlModule().isAlias(node)) as typeof Yaml.isAlias;
-const isMap = ((node: unknown) => yamlModule().isMap(node)) as typeof Yaml.isMap;
-const isNode = ((node: unknown) => yamlModule().isNode(node)) as typeof Yaml.isNode;
-const isPair = ((node: unknown) => yamlModule().isPair(node)) as typeof Yaml.isPair;
-const isScalar = ((node: unknown) => yamlModule().isScalar(node)) as typeof Yaml.isScalar;
-const isSeq = ((node: unknown) => yamlModule().isSeq(node)) as typeof Yaml.isSeq;
-const visit = ((...args: Parameters<typeof Yaml.visit>) => yamlModule().visit(...args)) as (...args: Parameters<typeof Yaml.visit>) => void;
 
 /** Finds every repeated key in every mapping, pointing at the repeat and relating the first use. */
 export function findDuplicateKeys(doc: Document.Parsed, locator: Locate, file: string): Diagnostic[] {

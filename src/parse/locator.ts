@@ -1,13 +1,8 @@
-import type * as Yaml from 'yaml';
 import type { Document, LineCounter, Node } from 'yaml';
 import type { Range } from '../diagnostics/diagnostic.js';
-import { yamlModule } from './yaml-module.js';
+import { isMap, isPair, isScalar, isSeq } from './yaml-module.js';
 
 // yaml is loaded when a position is first asked for: a build that only splits and joins pointers (the incremental build) never loads it.
-const isMap = ((node: unknown) => yamlModule().isMap(node)) as typeof Yaml.isMap;
-const isPair = ((node: unknown) => yamlModule().isPair(node)) as typeof Yaml.isPair;
-const isScalar = ((node: unknown) => yamlModule().isScalar(node)) as typeof Yaml.isScalar;
-const isSeq = ((node: unknown) => yamlModule().isSeq(node)) as typeof Yaml.isSeq;
 
 /** Which part of a mapping entry a range should cover. */
 export type Target = 'key' | 'value';
