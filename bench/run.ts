@@ -1,5 +1,6 @@
-// npm run bench [-- --n 10000 --runs 5 --warmups 1 --prepare]: knoc against the floor and ajv-cli on one generated corpus.
-// --prepare generates the corpus under .bench/ and stops, so a later run measures only.
+// npm run bench [-- --n 10000 --runs 5 --warmups 1 --settle 300 --prepare]: knoc against the floor and ajv-cli on one generated corpus.
+// --prepare generates the corpus under .bench/ and stops, so a later run measures only. --settle is how long after the
+// last run's cleanup a run waits before measuring (seconds; see `waitAfterRemoval`).
 // Every measurement is a separate child process run under /usr/bin/time, which reports the peak
 // resident set (ru_maxrss, including any processes it started) after the process exits; wall time
 // is taken around the spawn. Each is run once to warm the file cache, then `runs` times; medians.
@@ -17,10 +18,15 @@ import { parseDocument } from 'yaml';
 import { generateCorpus, writeCorpus } from './generate.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { n: { type: 'string' }, runs: { type: 'string' }, warmups: { type: 'string' }, prepare: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { n: { type: 'string' }, runs: { type: 'string' }, warmups: { type: 'string' }, settle: { type: 'string' }, prepare: { type: 'boolean' } } });
 const n = Number(values.n ?? 10_000);
 const runs = Number(values.runs ?? 5);
 const warmups = Number(values.warmups ?? 1);
+const settleMs = Number(values.settle ?? 300) * 1000;
+if (!(settleMs >= 0)) {
+  console.error(`--settle must be a number of seconds, got \`${values.settle}\``);
+  process.exit(2);
+}
 const knoc = path.join(repo, 'bin/knoc.js');
 const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
@@ -61,6 +67,15 @@ function measureOnce(command: string[], cwd: string, expect: number): Sample {
   if (child.status !== expect) throw new Error(`${command.join(' ')} exited ${child.status}, expected ${expect}:\n${child.stderr.toString().slice(-2000)}`);
   const rssMb = timeBin ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) / 1024 : NaN;
   return { ms, rssMb };
+}
+
+/** Waits until `settleMs` have passed since the last removal of moved-aside builds (see `removeTrash`), saying why. */
+async function waitAfterRemoval(): Promise<void> {
+  const removed = existsSync(removedAt) ? Number(readFileSync(removedAt, 'utf8')) : NaN;
+  const wait = Number.isFinite(removed) ? removed + settleMs - Date.now() : 0;
+  if (wait <= 0) return;
+  console.error(`waiting ${Math.ceil(wait / 1000)} s: the moved-aside builds of the last run were removed at ${new Date(removed).toISOString().slice(11, 19)} UTC, and files created in the minutes after a mass deletion cost more on some file systems (docs/performance.md); --settle 0 skips the wait`);
+  await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -115,8 +130,20 @@ if (values.prepare) {
 // deleting as many pay seconds of system time for the harness's own deletion (docs/performance.md).
 // 'knoc cold, rm -rf' measures that case too, for reference.
 const trash = path.join(repo, '.bench', 'trash');
-rmSync(trash, { recursive: true, force: true });
+// Removing the moved-aside builds is itself such a deletion (some 200,000 files and folders at 10,000 blueprints), and
+// on that file system the minutes after it slow every file created: a run started a minute and a half after the last
+// one's removal measured cold builds of 10.4-11.7 s for three minutes, then 6.1 s (docs/performance-log.md).
+// So each removal is recorded, and a run waits until `--settle` seconds (five minutes by default) have passed since the
+// last one before it measures anything.
+const removedAt = path.join(repo, '.bench', 'trash-removed-at');
+const removeTrash = () => {
+  if (!existsSync(trash)) return;
+  rmSync(trash, { recursive: true, force: true });
+  writeFileSync(removedAt, String(Date.now()));
+};
+removeTrash();
 mkdirSync(trash, { recursive: true });
+await waitAfterRemoval();
 let setAside = 0;
 const outputs = (root: string) => ['node_modules', 'dist'].map((name) => path.join(root, name)).filter((folder) => existsSync(folder));
 const moveCache = (root: string) => () => {
@@ -162,7 +189,7 @@ const broken = measure('knoc check 1%', ['node', knoc, 'check'], c.broken, 1, ()
 });
 // Last: on such a file system whatever runs in the minute after the deletion pays for it in each file it creates.
 const coldAfterRm = measure('knoc cold, rm -rf', ['node', knoc, 'build'], c.clean, 0, deleteCache(c.clean));
-rmSync(trash, { recursive: true, force: true });
+removeTrash();
 
 const ratio = (a: number, b: number) => a / b;
 const rows: [string, number, number][] = [
