@@ -63,6 +63,22 @@ describe('publishing a small change through a journal', () => {
     expect(runCli(['verify', '--root', root]).status).toBe(0);
   });
 
+  it('adds the outputs of a new blueprint, in folders the journal makes for them', () => {
+    const root = largerRepo();
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const folder = statSync(path.join(root, 'dist')).ino;
+    const text = readFileSync(edited(root), 'utf8');
+    writeFileSync(path.join(root, 'content/agent-blueprints/schema-reviewer-new.kno'), text.replace(/^slug: .*$/m, 'slug: schema-reviewer-new').replace(/^id: .*$/m, `id: 01K${'9'.repeat(23)}`));
+    const run = runCli(['build', '--root', root]);
+    expect(run.status).toBe(0);
+    // Published through the journal, not by swapping in a new tree.
+    expect(statSync(path.join(root, 'dist')).ino).toBe(folder);
+    expect(JSON.parse(readFileSync(path.join(root, 'dist/agents/schema-reviewer-new/.well-known/agent-card.json'), 'utf8'))).toMatchObject({ name: expect.any(String) });
+    expect(readFileSync(path.join(root, 'dist/agents/schema-reviewer-new/index.html'), 'utf8')).toContain('<html');
+    expect(leftovers(root)).toEqual([]);
+    expect(runCli(['verify', '--root', root]).status).toBe(0);
+  });
+
   it('removes the outputs of a deleted blueprint and the folders they leave empty', () => {
     const root = largerRepo();
     expect(runCli(['build', '--root', root]).status).toBe(0);

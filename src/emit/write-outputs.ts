@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
@@ -155,7 +155,7 @@ async function tryPublishLock(outDir: string): Promise<() => Promise<void>> {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(lock, String(pid), { flag: 'wx' });
-      return async () => rmSync(lock, { force: true });
+      return async () => unlinkIfThere(lock);
     } catch (error) {
       if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
       const owner = Number(readIfThere(lock).trim());
@@ -352,7 +352,8 @@ export function holdStagedOutputs(stage: EarlyStage, outputs: readonly PlannedOu
 /** Removes an early stage that will not be published. */
 export function discardEarlyStage(stage: EarlyStage): void {
   stage.failed = true;
-  rmSync(stage.dir, { recursive: true, force: true });
+  // Gone already once a publish moved it into place, or emptied and removed it.
+  if (lstatSync(stage.dir, { throwIfNoEntry: false })) rmSync(stage.dir, { recursive: true, force: true });
 }
 
 /**
@@ -480,12 +481,52 @@ function applyJournal(outDir: string, journalFile: string, beforeReplace?: (file
     const from = confined(stage, file);
     const to = confined(outDir, file);
     if (!existsSync(from)) continue;
-    makeDirectorySync(path.dirname(to));
     beforeReplace?.(to);
+    moveInto(from, to);
+  }
+  unlinkIfThere(journalFile);
+  removeEmptiedStage(stage, journal.write);
+}
+
+/** Renames `from` to `to`; `to`'s folder is made only when the rename finds it missing (an edit replaces files in folders that exist). */
+function moveInto(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (error) {
+    if (codeOf(error) !== 'ENOENT') throw error;
+    makeDirectorySync(path.dirname(to));
     renameSync(from, to);
   }
-  rmSync(journalFile, { force: true });
-  rmSync(stage, { recursive: true, force: true });
+}
+
+/**
+ * Removes a stage whose files `files` were moved out of it: its folders one
+ * `rmdir` each, deepest first, then itself. Anything else still in it (or a
+ * stage a recovery finds half removed) is removed the recursive way.
+ */
+function removeEmptiedStage(stage: string, files: readonly string[]): void {
+  const folders = new Set<string>();
+  for (const file of files) for (let dir = path.dirname(confined(stage, file)); dir.startsWith(stage + path.sep); dir = path.dirname(dir)) folders.add(dir);
+  try {
+    // A folder's path is longer than its parent's: the longest go first.
+    for (const dir of [...folders].sort((a, b) => b.length - a.length)) rmdirSync(dir);
+    rmdirSync(stage);
+  } catch {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** Deletes a file, which may already be gone. */
+function unlinkIfThere(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if (codeOf(error) !== 'ENOENT') throw error;
+  }
+}
+
+function codeOf(error: unknown): unknown {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
 /** True when a killed build left a committed journal for this output folder. */
