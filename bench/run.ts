@@ -1,6 +1,6 @@
 // npm run bench [-- --n 10000 --runs 5 --warmups 1 --settle 300 --prepare]: knoc against the floor and ajv-cli on one generated corpus.
 // --prepare generates the corpus under .bench/ and stops, so a later run measures only. --settle is how long after the
-// last run's cleanup a run waits before measuring (seconds; see `waitAfterRemoval`).
+// last mass deletion it knows of (its own cleanup, a test run's) a run waits before measuring (seconds; see `waitAfterRemoval`).
 // Every measurement is a separate child process run under /usr/bin/time, which reports the peak
 // resident set (ru_maxrss, including any processes it started) after the process exits; wall time
 // is taken around the spawn. Each is run once to warm the file cache, then `runs` times; medians.
@@ -69,12 +69,25 @@ function measureOnce(command: string[], cwd: string, expect: number): Sample {
   return { ms, rssMb };
 }
 
-/** Waits until `settleMs` have passed since the last removal of moved-aside builds (see `removeTrash`), saying why. */
+/**
+ * Where the last mass deletion knoc's own tools made is noted, `{ at, what }`: a run's removal of its moved-aside
+ * builds (see `removeTrash`), or a test run's of its temporary repositories (test/support/temp-repo.ts).
+ */
+const removedAt = path.join(repo, '.bench', 'removed-at.json');
+
+/** Waits until `settleMs` have passed since the deletion noted in `removedAt`, saying why. */
 async function waitAfterRemoval(): Promise<void> {
-  const removed = existsSync(removedAt) ? Number(readFileSync(removedAt, 'utf8')) : NaN;
-  const wait = Number.isFinite(removed) ? removed + settleMs - Date.now() : 0;
+  let noted: { at?: unknown; what?: unknown } = {};
+  try {
+    noted = JSON.parse(readFileSync(removedAt, 'utf8')) as typeof noted;
+  } catch {
+    // Nothing noted (or unreadable): nothing to wait for.
+  }
+  const at = typeof noted.at === 'number' ? noted.at : NaN;
+  const wait = Number.isFinite(at) ? Math.min(at + settleMs - Date.now(), settleMs) : 0;
   if (wait <= 0) return;
-  console.error(`waiting ${Math.ceil(wait / 1000)} s: the moved-aside builds of the last run were removed at ${new Date(removed).toISOString().slice(11, 19)} UTC, and files created in the minutes after a mass deletion cost more on some file systems (docs/performance.md); --settle 0 skips the wait`);
+  const what = typeof noted.what === 'string' ? noted.what : 'files';
+  console.error(`waiting ${Math.ceil(wait / 1000)} s: ${what} were removed at ${new Date(at).toISOString().slice(11, 19)} UTC, and files created in the minutes after a mass deletion cost more on some file systems (docs/performance.md); --settle 0 skips the wait`);
   await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
@@ -133,13 +146,12 @@ const trash = path.join(repo, '.bench', 'trash');
 // Removing the moved-aside builds is itself such a deletion (some 200,000 files and folders at 10,000 blueprints), and
 // on that file system the minutes after it slow every file created: a run started a minute and a half after the last
 // one's removal measured cold builds of 10.4-11.7 s for three minutes, then 6.1 s (docs/performance-log.md).
-// So each removal is recorded, and a run waits until `--settle` seconds (five minutes by default) have passed since the
-// last one before it measures anything.
-const removedAt = path.join(repo, '.bench', 'trash-removed-at');
+// So each removal is noted, as the test runs note theirs, and a run waits until `--settle` seconds (five minutes by
+// default) have passed since the last one before it measures anything.
 const removeTrash = () => {
   if (!existsSync(trash)) return;
   rmSync(trash, { recursive: true, force: true });
-  writeFileSync(removedAt, String(Date.now()));
+  writeFileSync(removedAt, JSON.stringify({ at: Date.now(), what: 'the moved-aside builds of the last benchmark run' }));
 };
 removeTrash();
 mkdirSync(trash, { recursive: true });
