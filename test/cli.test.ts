@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KNOC_VERSION } from '../src/model/version.js';
@@ -191,6 +192,48 @@ describe('knoc CLI (real process)', () => {
     expect(explain.stdout).toContain('Message: No agent perceives domain `<slug>`');
     expect(explain.stdout).toContain('Fix: Add `<slug>` to an agent’s `persona.perception.domains`');
     expect(explain.stdout).not.toMatch(/\{\w+\}/);
+  });
+});
+
+/** Runs the real bin with its standard output a pipe whose reader has already gone, as in `knoc … | head -1` once head has its line. */
+function runIntoClosedPipe(args: readonly string[]): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject).on('close', (status) => resolve({ status, stderr }));
+  });
+}
+
+describe('standard output that cannot be written', () => {
+  it('drops the rest of the output when its reader leaves early, keeping the exit code of the run', async () => {
+    for (const args of [['check', '--root', happy, '--format', 'sarif'], ['explain']]) {
+      const run = await runIntoClosedPipe(args);
+      expect(run.stderr, args.join(' ')).not.toMatch(STACK);
+      expect(run.stderr).not.toContain('EPIPE');
+      expect(run.status, run.stderr).toBe(0);
+    }
+    const root = copyRepo(happy);
+    const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('domains: [schemas, api-surface]', 'domains: [schemas, api-surfce]'));
+    const broken = await runIntoClosedPipe(['check', '--root', root, '--format', 'json']);
+    expect(broken.stderr).not.toMatch(STACK);
+    expect(broken.status, broken.stderr).toBe(1);
+  });
+
+  it.runIf(existsSync('/dev/full'))('says so and exits 2 when its output is lost to a full disk', () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const args of [['check', '--root', happy, '--format', 'sarif'], ['agents', '--root', happy]]) {
+        const run = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), ...args], { stdio: ['ignore', full, 'pipe'], encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+        expect(run.stderr, args.join(' ')).toContain('knoc: cannot write to standard output: ENOSPC');
+        expect(run.stderr).not.toMatch(STACK);
+        expect(run.status).toBe(2);
+      }
+    } finally {
+      closeSync(full);
+    }
   });
 });
 

@@ -30,6 +30,41 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/**
+ * Keeps a closed reader from ending the run in a stack trace: when whatever
+ * reads knoc's output stops early (`knoc check -f sarif | head -1`), the rest
+ * of the output has nowhere to go and is dropped, and the exit code stays the
+ * run's. Any other failure to write it (a full disk behind a redirect) is said
+ * on standard error, when that is not the stream that failed, and exits 2:
+ * output was lost.
+ */
+export function guardStandardStreams(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: Error) => {
+      if (outputLost(stream, error)) process.exitCode = EXIT.usage;
+    });
+  }
+}
+
+/** The exit code for a run that returned `code`, once its output was written: 2 if any of it was lost (see guardStandardStreams). */
+export function exitCodeOf(code: number): number {
+  // A failed write marks its stream at once and reports the error a tick later, after which the run may already have ended.
+  let lost = false;
+  for (const stream of [process.stdout, process.stderr]) if (stream.errored && outputLost(stream, stream.errored)) lost = true;
+  return lost ? EXIT.usage : code;
+}
+
+let lossReported = false;
+
+/** Whether `error` on a standard stream lost output the reader wanted (anything but a reader that left), said once. */
+function outputLost(stream: NodeJS.WriteStream, error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED') return false;
+  if (!lossReported && stream === process.stdout && !process.stderr.errored) process.stderr.write(`knoc: cannot write to standard output: ${error.message}\n`);
+  lossReported = true;
+  return true;
+}
+
 async function run(argv: readonly string[], running: { command?: string }): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
