@@ -392,7 +392,7 @@ export const catalogue = {
     severity: 'warning',
     message: 'No agent perceives domain `{slug}`, expected at least one blueprint to list it.',
     hint: 'Add `{slug}` to an agent’s `persona.perception.domains`, or delete the domain.',
-    explanation: 'A domain that no agent perceives is usually left over from a rename. Configure it with `rules: { KNO3008: off }` in knoc.config.yaml.',
+    explanation: 'A domain that no agent perceives is usually left over from a rename. A domain marked `deprecated: true` is not reported: agents moving off it is what deprecating it asks for. Configure it with `rules: { KNO3008: off }` in knoc.config.yaml.',
   },
   KNO3009: {
     title: 'Unknown replacement domain',
@@ -798,7 +798,7 @@ export const catalogue = {
     message: 'URL `{url}` is not an http or https URL, so pages show it as text instead of a link.',
     hint: 'Use an absolute `https://` URL; A2A clients reading the card expect one too.',
     explanation:
-      'The human pages knoc writes link a URL from a blueprint only when it is an absolute http(s) URL; any other scheme (`javascript:`, `data:`, `file:`, a relative path) is shown as plain text so that a page can never run or open something unexpected. The card still carries the value as written, where clients are likely to reject it.',
+      'The human pages knoc writes link a URL from a blueprint only when it is an absolute http(s) URL; anything else is shown as plain text, so that a page can never run or open something unexpected. Under the shipped blueprint schema a provider or documentation URL never gets this far: one with another scheme (`javascript:`, `data:`, `file:`, `ftp:`, `mailto:`) is refused as KNO2080, and a relative one as KNO2007. This warning is for a repository whose own spec in `specs/` lets such a value through, such as a relative path (`docs/watcher`): the card still carries it as written, where clients are likely to reject it.',
   },
   KNO9001: {
     title: 'Internal error',
