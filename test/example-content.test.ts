@@ -102,4 +102,12 @@ describe('the shipped example content', () => {
     expect(third.written?.written).toEqual([]);
     expect(second.written?.written.length).toBe(dist.size);
   });
+
+  it('is what the README shows: its summary line and the fleet card the preview server sends', () => {
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const summary = /^(\d+) agents, (\d+) domains, 0 errors, 0 warnings in \d+ ms; wrote dist\/ \((\d+) changed, 0 unchanged, 0 removed\)$/m.exec(readme);
+    expect(summary?.slice(1).map(Number)).toEqual([blueprints.length, domains.length, dist.size]);
+    const etag = /^\$ curl -i http:\/\/127\.0\.0\.1:4173\/\.well-known\/agent-card\.json\n(?:.+\n)*?ETag: "([0-9a-f]{64})"$/m.exec(readme)?.[1];
+    expect(etag).toBe(createHash('sha256').update(dist.get('.well-known/agent-card.json')!).digest('hex'));
+  });
 });
