@@ -6,7 +6,7 @@ import { shellWord } from '../src/cli/shell-word.js';
 import { slugProblem } from '../src/scaffold/slug.js';
 import { expectValidA2aCard } from './support/a2a-conformance.js';
 import { runCli } from './support/run-cli.js';
-import { makeTempDir, snapshotTree } from './support/temp-repo.js';
+import { makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
 
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 const STACK = /^\s+at .+:\d+:\d+\)?$/m;
@@ -119,6 +119,20 @@ describe('knoc init (real processes in temp folders)', () => {
     writeFileSync(path.join(dir, 'file'), '');
     expect(runCli(['init', path.join(dir, 'file')])).toMatchObject({ status: 2, stderr: expect.stringContaining('is a file, expected a folder') });
     expect(runCli(['init', 'a', 'b'], {}, dir)).toMatchObject({ status: 2, stderr: expect.stringContaining('unexpected argument `b`') });
+  });
+});
+
+describe('the package a repository installs', () => {
+  it('carries the documents knoc points its users to: the editor setup init names, and every doc the README links', () => {
+    const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8' });
+    expect(pack.status, pack.stderr).toBe(0);
+    const shipped = new Set((JSON.parse(pack.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path));
+    expect(readFileSync(path.join(repoRoot, 'src/cli/commands/init.ts'), 'utf8')).toContain('see docs/editor.md in knoc');
+    const linked = [...readFileSync(path.join(repoRoot, 'README.md'), 'utf8').matchAll(/\]\(((?:docs\/)?[\w./-]+\.md)(?:#[\w-]+)?\)/g)].map((m) => m[1]!);
+    expect(linked).toContain('docs/editor.md');
+    // The measurement log is the repository's, not the package's.
+    for (const file of linked.filter((f) => f !== 'docs/performance-log.md')) expect(shipped.has(file), file).toBe(true);
+    expect(shipped.has('docs/performance-log.md')).toBe(false);
   });
 });
 
