@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyManifest } from '../src/emit/verify-manifest.js';
 import { runCli } from './support/run-cli.js';
-import { copyRepo, repoRoot } from './support/temp-repo.js';
+import { copyRepo, makeTempDir, repoRoot } from './support/temp-repo.js';
 
 /** The example repository plus copies of its blueprints under new slugs and ids: enough outputs that one edit is a small change. */
 function largerRepo(copies = 6): string {
@@ -115,4 +115,75 @@ describe('publishing a small change through a journal', () => {
       expect(leftovers(root)).toEqual([]);
     }
   }, 180_000);
+});
+
+describe('recovery files knoc did not write', () => {
+  /** A repository that holds, beside where dist/ goes, a file named like knoc's own (committed with it, say), and a folder outside it with something to lose. */
+  function plantedRepo(): { root: string; outside: string; precious: string[] } {
+    const root = copyRepo(repoRoot);
+    const outside = makeTempDir('knoc-outside-');
+    writeFileSync(path.join(outside, 'precious.txt'), 'keep me\n');
+    mkdirSync(path.join(root, 'victim'));
+    writeFileSync(path.join(root, 'victim/precious.txt'), 'keep me too\n');
+    return { root, outside, precious: [path.join(outside, 'precious.txt'), path.join(root, 'victim/precious.txt'), path.join(root, 'knoc.config.yaml'), edited(root)] };
+  }
+
+  it('refuses a journal that names no stage of its own (KNO5024), removing and moving nothing', () => {
+    const journals = (outside: string) => [
+      '{"stage":"","write":[],"remove":[]}',
+      '{"stage":"victim","write":[],"remove":[]}',
+      `{"stage":${JSON.stringify(outside)},"write":[],"remove":[]}`,
+      `{"stage":${JSON.stringify(`../${path.basename(outside)}`)},"write":[],"remove":[]}`,
+      '{"stage":".knoc-stage-dist-0123456789ab","write":"index.html","remove":[]}',
+      '{',
+    ];
+    for (const build of [[], ['--no-cache']]) {
+      const { root, outside, precious } = plantedRepo();
+      for (const journal of journals(outside)) {
+        writeFileSync(path.join(root, '.knoc-journal-dist'), journal);
+        const run = runCli(['build', '--root', root, ...build]);
+        expect(run.status, `${journal}: ${run.stderr}`).toBe(1);
+        expect(run.stderr).toContain('KNO5024');
+        expect(run.stderr).toContain('.knoc-journal-dist');
+        expect(run.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+        for (const file of precious) expect(existsSync(file), `${journal}: ${file}`).toBe(true);
+        expect(existsSync(path.join(root, 'dist')), journal).toBe(false);
+      }
+      // Once it is deleted, as the hint says, the build publishes.
+      rmSync(path.join(root, '.knoc-journal-dist'));
+      expect(runCli(['build', '--root', root]).status).toBe(0);
+    }
+  });
+
+  it('follows no link in a stage a journal names: a file behind one stays where it is', () => {
+    const { root, outside, precious } = plantedRepo();
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const stage = path.join(root, '.knoc-stage-dist-0123456789ab');
+    mkdirSync(stage);
+    symlinkSync(outside, path.join(stage, 'agents'));
+    writeFileSync(path.join(root, '.knoc-journal-dist'), JSON.stringify({ stage: path.basename(stage), write: ['agents/precious.txt'], remove: [] }));
+    writeFileSync(edited(root), readFileSync(edited(root), 'utf8').replace(/^( {2}description: )(.*)$/m, '$1$2 (edited)'));
+    const run = runCli(['build', '--root', root]);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain('KNO5024');
+    for (const file of precious) expect(existsSync(file), file).toBe(true);
+    expect(existsSync(path.join(root, 'dist/agents/precious.txt'))).toBe(false);
+  });
+
+  it('puts back no parked or staged "folder" that is a link: what it points to is left alone', () => {
+    const { root, outside, precious } = plantedRepo();
+    // Behind the link, a build's outputs and one file more: taken for the output folder, a small change would remove that file.
+    for (let i = 0; i < 40; i++) writeFileSync(path.join(root, `content/agent-blueprints/copy-${i}.kno`), readFileSync(edited(root), 'utf8').replace(/^slug: .*$/m, `slug: copy-${i}`).replace(/^id: .*$/m, `id: 01K${String(i).padStart(23, '0')}`));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    cpSync(path.join(root, 'dist'), outside, { recursive: true });
+    rmSync(path.join(root, 'dist'), { recursive: true });
+    symlinkSync(outside, path.join(root, '.knoc-old-dist-aaaaaaaaaaaa'));
+    symlinkSync(path.join(root, 'victim'), path.join(root, '.knoc-stage-dist-bbbbbbbbbbbb'));
+    const run = runCli(['build', '--root', root]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(lstatSync(path.join(root, 'dist')).isDirectory()).toBe(true);
+    for (const file of precious) expect(existsSync(file), file).toBe(true);
+    expect(readFileSync(path.join(outside, 'precious.txt'), 'utf8')).toBe('keep me\n');
+    expect(runCli(['verify', '--root', root]).status).toBe(0);
+  });
 });

@@ -568,6 +568,14 @@ export const catalogue = {
     explanation:
       'Every path knoc writes is joined under the output folder and checked to stay inside it, as a last guard behind the slug rules (KNO4004, KNO4030). A path that would escape is refused before anything is written.',
   },
+  KNO5024: {
+    title: 'Recovery file knoc did not write',
+    severity: 'error',
+    message: 'A file beside the output folder `{out}` has a name knoc keeps for its own but is not knoc’s: {detail}.',
+    hint: 'Delete it if no knoc build is running (never commit `.knoc-*` files); nothing was written, moved or removed.',
+    explanation:
+      'A build killed while publishing leaves a journal (`.knoc-journal-<folder>`) naming the files it had staged (`.knoc-stage-<folder>-…`), and the next build completes it before anything else. knoc follows only a journal that names one of its own stages beside the output folder, a real folder, with plain relative paths in it reached through folders rather than links. Anything else under such a name was not written by a build (it may have come with the repository or a copy of it), and following it could move or delete files elsewhere, so the build stops and leaves it for you to remove. A link under the name of a parked or staged folder is left alone the same way.',
+  },
   KNO6001: {
     title: 'Malformed suppression',
     severity: 'error',

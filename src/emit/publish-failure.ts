@@ -26,6 +26,8 @@ export function publishFailure(error: unknown, out: string): Diagnostic {
       return createDiagnostic('KNO5022', { out, detail: message }, site);
     case 'EOUTSIDE':
       return createDiagnostic('KNO5023', { out, detail: message }, site);
+    case 'EFOREIGN':
+      return createDiagnostic('KNO5024', { out, detail: message }, site);
     default:
       return createDiagnostic('KNO5001', { detail: code ? `${code} (${message})` : message }, site);
   }

@@ -473,19 +473,65 @@ function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[]
 
 /** Completes a committed journal: moves what is still staged into place, removes what it names, then forgets it. */
 function applyJournal(outDir: string, journalFile: string, beforeReplace?: (file: string) => void): void {
-  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as Journal;
+  const journal = readJournal(outDir, journalFile);
   const stage = path.join(path.dirname(outDir), journal.stage);
+  const foreign = (why: string) => new ForeignFileError(`\`${path.basename(journalFile)}\` ${why}`);
+  // Every path is checked before anything moves: a journal found wrong part way would leave the folder half published.
+  const moves = journal.write.map((file) => ({ from: confined(stage, file), to: confined(outDir, file) }));
+  for (const file of journal.remove) confined(outDir, file);
+  const real = new Set<string>();
+  for (const { from } of moves) if (!throughFolders(stage, from, real)) throw foreign(`names \`${path.relative(stage, from)}\` in its stage, behind something that is not a folder`);
   // Removals first, so a path that turns from a file into a folder (or back) has room; manifest.json is the last rename.
   for (const file of journal.remove) removeWithEmptyParents(outDir, file);
-  for (const file of journal.write) {
-    const from = confined(stage, file);
-    const to = confined(outDir, file);
+  for (const { from, to } of moves) {
     if (!existsSync(from)) continue;
     beforeReplace?.(to);
     moveInto(from, to);
   }
   unlinkIfThere(journalFile);
   removeEmptiedStage(stage, journal.write);
+}
+
+/**
+ * A committed journal, read with the distrust a file found on disk deserves
+ * (it may have come with the repository rather than from a build that died):
+ * it must be a regular file of JSON naming one of this folder's own stages,
+ * beside it and a real folder (or already gone), and lists of paths.
+ * Anything else is refused whole.
+ */
+function readJournal(outDir: string, journalFile: string): Journal {
+  const foreign = (why: string) => new ForeignFileError(`\`${path.basename(journalFile)}\` ${why}`);
+  const info = lstatSync(journalFile);
+  if (!info.isFile()) throw foreign('is not a regular file');
+  let journal: unknown;
+  try {
+    journal = JSON.parse(readFileSync(journalFile, 'utf8'));
+  } catch {
+    throw foreign('is not JSON');
+  }
+  const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+  if (typeof journal !== 'object' || journal === null || !('stage' in journal) || !('write' in journal) || !('remove' in journal)) throw foreign('lacks a stage, files to write or files to remove');
+  const { stage, write, remove } = journal;
+  const prefix = `${STAGE}${path.basename(outDir)}-`;
+  if (typeof stage !== 'string' || !stage.startsWith(prefix) || !(SUFFIX.test(stage.slice(prefix.length)) || EARLY_SUFFIX.test(stage.slice(prefix.length)))) throw foreign(`names a stage, \`${String(stage)}\`, that is not one of this folder’s`);
+  if (!strings(write) || !strings(remove)) throw foreign('does not list its files to write and remove as paths');
+  const stageInfo = lstatSync(path.join(path.dirname(outDir), stage), { throwIfNoEntry: false });
+  if (stageInfo && !stageInfo.isDirectory()) throw foreign(`names a stage, \`${stage}\`, that is not a folder`);
+  return { stage, write, remove };
+}
+
+/** Whether `file`, below `root`, is reached through real folders only (or is not there), each checked once into `checked`. */
+function throughFolders(root: string, file: string, checked: Set<string>): boolean {
+  const missing: string[] = [];
+  for (let dir = path.dirname(file); dir !== root && !checked.has(dir); dir = path.dirname(dir)) missing.push(dir);
+  for (const dir of missing.reverse()) {
+    const info = lstatSync(dir, { throwIfNoEntry: false });
+    if (!info) return true;
+    if (!info.isDirectory()) return false;
+    checked.add(dir);
+  }
+  const info = lstatSync(file, { throwIfNoEntry: false });
+  return !info || info.isFile();
 }
 
 /** Renames `from` to `to`; `to`'s folder is made only when the rename finds it missing (an edit replaces files in folders that exist). */
@@ -601,7 +647,10 @@ async function recoverInterruptedSwap(outDir: string, early?: EarlyStage): Promi
   } catch {
     return;
   }
-  // Only called under the publish lock, so every parked or staged folder belongs to a build that died.
+  // Only called under the publish lock, so every parked or staged folder belongs to a build that died. Anything else under
+  // such a name (a link, a file: never knoc's) is left alone, so that neither it nor what it points to is taken for an output folder.
+  const isFolder = (entry: string) => lstatSync(path.join(parent, entry), { throwIfNoEntry: false })?.isDirectory() === true;
+  entries = entries.filter((entry) => !(entry.startsWith(OLD) || entry.startsWith(STAGE)) || isFolder(entry));
   const parked = entries.filter(isParked).sort();
   for (const entry of parked) {
     if (!existsSync(outDir)) renameSync(path.join(parent, entry), outDir);
@@ -616,6 +665,11 @@ async function recoverInterruptedSwap(outDir: string, early?: EarlyStage): Promi
     // eslint-disable-next-line no-restricted-globals
     if (Number(owner[1]) === process.pid || !isAlive(Number(owner[1]))) rmSync(path.join(parent, entry), { recursive: true, force: true });
   }
+}
+
+/** Thrown when a file beside the output folder carries one of knoc's names but is not what knoc writes there. */
+export class ForeignFileError extends Error {
+  readonly code = 'EFOREIGN';
 }
 
 /** Thrown when a planned output path would land outside the output folder. */
