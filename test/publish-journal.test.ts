@@ -155,6 +155,20 @@ describe('recovery files knoc did not write', () => {
     }
   });
 
+  it('reads no publish lock that is a link or a large file: KNO5024, the file behind it untouched', () => {
+    const { root, outside } = plantedRepo();
+    symlinkSync(path.join(outside, 'precious.txt'), path.join(root, '.knoc-lock-dist'));
+    const run = runCli(['build', '--root', root]);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain('KNO5024');
+    expect(run.stderr).toContain('.knoc-lock-dist');
+    expect(readFileSync(path.join(outside, 'precious.txt'), 'utf8')).toBe('keep me\n');
+    expect(lstatSync(path.join(root, '.knoc-lock-dist')).isSymbolicLink()).toBe(true);
+    rmSync(path.join(root, '.knoc-lock-dist'));
+    writeFileSync(path.join(root, '.knoc-lock-dist'), '1'.repeat(4096));
+    expect(runCli(['build', '--root', root]).stderr).toContain('KNO5024');
+  });
+
   it('follows no link in a stage a journal names: a file behind one stays where it is', () => {
     const { root, outside, precious } = plantedRepo();
     expect(runCli(['build', '--root', root]).status).toBe(0);

@@ -158,6 +158,9 @@ async function tryPublishLock(outDir: string): Promise<() => Promise<void>> {
       return async () => unlinkIfThere(lock);
     } catch (error) {
       if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
+      // Read only when it is what a build writes: a link (to a device that never ends, say) or a large file is not a lock.
+      const info = lstatSync(lock, { throwIfNoEntry: false });
+      if (info && (!info.isFile() || info.size > 32)) throw new ForeignFileError(`\`${path.basename(lock)}\` is not a publish lock (a regular file holding a process id)`);
       const owner = Number(readIfThere(lock).trim());
       if (Number.isInteger(owner) && owner > 0 && owner !== pid && isAlive(owner)) throw new PublishLockedError(`another knoc build (pid ${owner}) is publishing ${path.basename(outDir)}/; try again when it finishes`);
       rmSync(lock, { force: true });
