@@ -61,6 +61,12 @@ interface SchemaIndex {
   anchors: Map<string, object>;
 }
 
+/** Every schema object of a schema (the root, and each under a keyword that holds schemas) with its JSON pointer, in pointer order. */
+export function schemaObjects(schema: Record<string, unknown>): { node: Record<string, unknown>; pointer: string }[] {
+  const found = [...indexSchema(schema).places].map(([node, { pointer }]) => ({ node: node as Record<string, unknown>, pointer }));
+  return found.sort((a, b) => (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
+}
+
 /** Every schema object of a schema with its place and base URI, its resources and its anchors. */
 function indexSchema(schema: Record<string, unknown>): SchemaIndex {
   const index: SchemaIndex = { places: new Map(), resources: new Map([[ROOT, schema]]), anchors: new Map() };

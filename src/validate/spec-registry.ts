@@ -8,6 +8,7 @@ import { builtinSpecsDir } from '../discover/discover.js';
 import { createAjv } from './create-ajv.js';
 import { compareVersions } from './compare-versions.js';
 import { countSubschemas, MAX_SUBSCHEMAS, patternEngine, trustPatterns, unsupportedPattern } from './pattern-engine.js';
+import { findDialectProblem } from './schema-dialect.js';
 import { findRefProblem } from './schema-refs.js';
 import { shippedValidator } from './shipped-validators.js';
 
@@ -83,12 +84,26 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
   // What a `$ref` may name outside its own schema: the meta-schemas ajv holds. knoc never fetches another.
   let known: Set<string> | undefined;
   const knownRefs = () => (known ??= new Set([...Object.keys(compiler().schemas), ...Object.keys(compiler().refs)]));
+  // ajv throws, rather than answer, for some schemas it cannot check (a `$schema` it does not hold): a finding all the same.
+  const schemaError = (schema: Record<string, unknown>): string | undefined => {
+    try {
+      return compiler().validateSchema(schema) === true ? undefined : compiler().errorsText(compiler().errors);
+    } catch (error) {
+      return messageOf(error);
+    }
+  };
   const usable = new Map<string, { name: string; version: string; schema: Record<string, unknown>; entity: Entity }>();
   const refused = new Set<string>();
   for (const [key, spec] of [...chosen].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const schema = schemaToCompile(spec.schema);
     if (!isShipped(spec.entity) && countSubschemas(schema) > MAX_SUBSCHEMAS) {
       diagnostics.push(createDiagnostic('KNO2084', { limit: MAX_SUBSCHEMAS }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
+      continue;
+    }
+    const dialect = isShipped(spec.entity) ? undefined : findDialectProblem(schema);
+    if (dialect) {
+      const pointer = `/spec/schema${dialect.pointer}`;
+      diagnostics.push(createDiagnostic('KNO2030', { detail: dialect.detail }, { file: spec.entity.source.path, pointer, range: spec.entity.locator.rangeOf(pointer), hint: dialect.hint }));
       continue;
     }
     const unsupported = isShipped(spec.entity) ? undefined : unsupportedPattern(schema);
@@ -98,7 +113,8 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
       diagnostics.push(createDiagnostic('KNO2083', { pattern: unsupported.pattern.length > 80 ? `${unsupported.pattern.slice(0, 80)}…` : unsupported.pattern, reason: unsupported.reason }, { file: spec.entity.source.path, pointer, range }));
       continue;
     }
-    if (isShipped(spec.entity) || compiler().validateSchema(schema) === true) {
+    const invalid = isShipped(spec.entity) ? undefined : schemaError(schema);
+    if (invalid === undefined) {
       usable.set(key, { ...spec, schema });
       // Defined, so entities that select it are told it cannot be used, but never compiled: it would not compile, or validating would not end.
       const ownId = typeof spec.schema.$id === 'string' ? spec.schema.$id : undefined;
@@ -110,7 +126,7 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
       }
       continue;
     }
-    const detail = `\`spec.schema\` is not a valid JSON Schema: ${compiler().errorsText(compiler().errors)}`;
+    const detail = `\`spec.schema\` is not a valid JSON Schema: ${invalid}`;
     diagnostics.push(createDiagnostic('KNO2030', { detail }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
   }
   const compiled = new Map<string, CompiledSpec | null>();
@@ -123,7 +139,7 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
         const validate = (isShipped(spec.entity) ? shippedValidator(spec.schema) : undefined) ?? compiler().compile(spec.schema);
         compiled.set(key, { name: spec.name, version: spec.version, validate, entity: spec.entity });
       } catch (error) {
-        const detail = `\`spec.schema\` does not compile: ${error instanceof Error ? error.message : String(error)}`;
+        const detail = `\`spec.schema\` does not compile: ${messageOf(error)}`;
         diagnostics.push(createDiagnostic('KNO2030', { detail }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
         compiled.set(key, null);
       }
@@ -153,6 +169,11 @@ export function schemaToCompile(schema: Record<string, unknown>): Record<string,
 /** A spec knoc itself ships: its built-in specs, also when a build's root is knoc's own repository. */
 function isShipped(entity: Entity): boolean {
   return entity.source.origin === 'builtin' || entity.source.absolutePath.startsWith(builtinSpecsDir);
+}
+
+/** An error's message as the end of a finding's sentence: ajv ends some with a full stop, and the finding adds its own. */
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\.+$/, '');
 }
 
 function checkSpecEntity(entity: Entity): { pointer: string; detail: string; missing?: boolean } | undefined {
