@@ -3,7 +3,7 @@
 // or using it, is a finding on the spec (KNO2030), never a crash (KNO9001).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Diagnostic } from '../src/diagnostics/diagnostic.js';
 import { parseFile } from '../src/parse/parse-file.js';
 import { createSpecRegistry } from '../src/validate/spec-registry.js';
@@ -105,6 +105,39 @@ describe('a spec schema ajv refuses in any other way: a finding on the spec, nev
     const validateGadget = registry.lookup('gadget', '0.1.0')!.validate;
     expect(diagnostics).toEqual([]);
     expect([validateWidget({ a: 'x' }), validateWidget({ a: 1 }), validateGadget({ a: 'x' }), validateGadget({ a: 1 })]).toEqual([true, false, false, true]);
+  });
+});
+
+describe('a spec schema with a `format` knoc does not check', () => {
+  it.each([
+    ['a misspelled one', 'type: object\nproperties:\n  contact: { type: string, format: emial }', '/spec/schema/properties/contact/format', [10, 40], 'emial', 'Did you mean `email`?'],
+    ['one of another tool', 'type: object\n$defs:\n  v: { type: string, format: semver }\nproperties:\n  version: { $ref: "#/$defs/v" }', '/spec/schema/$defs/v/format', [10, 34], 'semver', '`date-time`'],
+  ])('%s: KNO2030 at the `format` (knoc asserts formats: one it cannot check would be ignored), and ajv prints nothing', (_name, yaml, pointer, [line, column], found, hint) => {
+    const printed = [vi.spyOn(console, 'warn'), vi.spyOn(console, 'log'), vi.spyOn(console, 'error')];
+    try {
+      const entity = widgetSpec(yaml);
+      const { registry, diagnostics } = createSpecRegistry([entity]);
+      expect(registry.lookup('widget', '0.1.0')).toBeUndefined();
+      expect(diagnostics).toEqual([
+        expect.objectContaining({
+          code: 'KNO2030',
+          pointer,
+          range: expect.objectContaining({ start: expect.objectContaining({ line, column }) }),
+          message: expect.stringContaining(`is \`${found}\`, expected a format knoc checks`),
+          hint: expect.stringContaining(hint),
+        }),
+      ]);
+      for (const spy of printed) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of printed) spy.mockRestore();
+    }
+  });
+
+  it.each([
+    ['every format knoc checks', `type: object\nproperties:\n${['date', 'date-time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uri', 'uri-reference', 'uuid'].map((f) => `  p-${f}: { type: string, format: ${f} }`).join('\n')}`],
+    ['a property named `format`', 'type: object\nproperties:\n  format: { type: string }'],
+  ])('accepts %s', (_name, yaml) => {
+    expect(findingsOf([widgetSpec(yaml)])).toEqual([]);
   });
 });
 

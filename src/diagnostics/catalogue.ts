@@ -267,7 +267,7 @@ export const catalogue = {
     severity: 'error',
     message: 'The spec entity is invalid: {detail}.',
     hint: 'A spec entity needs `spec.name`, `spec.version` and a JSON Schema 2020-12 under `spec.schema`.',
-    explanation: 'Files in specs/ define schemas. They are validated before any entity that uses them, and a broken one is reported here: for example one that is not a JSON Schema, one whose `$schema` names another dialect (knoc compiles specs as JSON Schema 2020-12, the only dialect it holds, so a draft-07 or 2019-09 schema would be read by rules it was not written for), one with a `$ref` that resolves to nothing in the spec (knoc never fetches a schema from the network or from another file), or one whose `$ref` leads back to the same schema without descending into the data, so that validating against it would never end.',
+    explanation: 'Files in specs/ define schemas. They are validated before any entity that uses them, and a broken one is reported here: for example one that is not a JSON Schema, one whose `$schema` names another dialect (knoc compiles specs as JSON Schema 2020-12, the only dialect it holds, so a draft-07 or 2019-09 schema would be read by rules it was not written for), one with a `format` knoc does not check (knoc asserts formats, so it refuses one it cannot check rather than let every string through), one with a `$ref` that resolves to nothing in the spec (knoc never fetches a schema from the network or from another file), or one whose `$ref` leads back to the same schema without descending into the data, so that validating against it would never end.',
   },
   KNO2031: {
     title: 'Schema cannot be used',

@@ -9,6 +9,7 @@ import { createAjv } from './create-ajv.js';
 import { compareVersions } from './compare-versions.js';
 import { countSubschemas, MAX_SUBSCHEMAS, patternEngine, trustPatterns, unsupportedPattern } from './pattern-engine.js';
 import { findDialectProblem } from './schema-dialect.js';
+import { findUnknownFormat } from './schema-formats.js';
 import { findRefProblem } from './schema-refs.js';
 import { shippedValidator } from './shipped-validators.js';
 
@@ -100,10 +101,10 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
       diagnostics.push(createDiagnostic('KNO2084', { limit: MAX_SUBSCHEMAS }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
       continue;
     }
-    const dialect = isShipped(spec.entity) ? undefined : findDialectProblem(schema);
-    if (dialect) {
-      const pointer = `/spec/schema${dialect.pointer}`;
-      diagnostics.push(createDiagnostic('KNO2030', { detail: dialect.detail }, { file: spec.entity.source.path, pointer, range: spec.entity.locator.rangeOf(pointer), hint: dialect.hint }));
+    const foreign = isShipped(spec.entity) ? undefined : (findDialectProblem(schema) ?? findUnknownFormat(schema, Object.keys(compiler().formats)));
+    if (foreign) {
+      const pointer = `/spec/schema${foreign.pointer}`;
+      diagnostics.push(createDiagnostic('KNO2030', { detail: foreign.detail }, { file: spec.entity.source.path, pointer, range: spec.entity.locator.rangeOf(pointer), hint: foreign.hint }));
       continue;
     }
     const unsupported = isShipped(spec.entity) ? undefined : unsupportedPattern(schema);
