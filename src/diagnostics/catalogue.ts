@@ -411,9 +411,10 @@ export const catalogue = {
   KNO3011: {
     title: 'Entity in the wrong folder',
     severity: 'error',
-    message: 'This {kind} is in `{found}`, expected it under `content/{expected}/`.',
-    hint: 'Move the file to content/{expected}/, or fix its `$schema`.',
-    explanation: 'Each kind of entity has its own folder, which is also its `kno://` collection. A file elsewhere is usually a copy-paste slip: a blueprint saved among domains, say.',
+    message: 'This {kind} is in `{found}`, expected it {where}.',
+    hint: 'Move the file to {folder}, or fix its `$schema`.',
+    explanation:
+      'Each kind of entity has its own folder: agent blueprints under content/agent-blueprints/ and perception domains under content/perception-domains/, each also its `kno://` collection, and spec entities (`$schema: spec@…`) in specs/ at the repository root, beside content/, never under it. A file elsewhere is usually a copy-paste slip: a blueprint saved among domains, say, or a spec saved with the content.',
   },
   KNO4001: {
     title: 'No interface URL',

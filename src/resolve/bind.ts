@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { DOMAIN_KIND, collectionOfKind, stringField, type Entity } from '../model/entity.js';
+import { DOMAIN_KIND, SPEC_KIND, collectionOfKind, stringField, type Entity } from '../model/entity.js';
 
 /** id and slug lookups over every entity in the build. */
 export interface SymbolTable {
@@ -40,8 +40,13 @@ export function bindSymbols(entities: readonly Entity[]): { symbols: SymbolTable
     if (kind === undefined) continue;
     const expected = Object.hasOwn(collectionOfKind, kind) ? collectionOfKind[kind] : undefined;
     const folder = file.split('/')[1];
-    if (entity.source.origin === 'content' && expected !== undefined && (file.split('/').length < 3 || folder !== expected)) {
-      diagnostics.push(createDiagnostic('KNO3011', { kind, found: path.posix.dirname(file) + '/', expected }, { file, pointer: '/$schema', range: entity.locator.rangeOf('/$schema') }));
+    // Specs are read from specs/ at the root, never from content/: one anywhere under content/ is misplaced.
+    if (entity.source.origin === 'content' && expected !== undefined && (kind === SPEC_KIND || file.split('/').length < 3 || folder !== expected)) {
+      const place =
+        kind === SPEC_KIND
+          ? { where: 'in `specs/` at the repository root', folder: 'specs/ at the repository root, beside content/ (spec entities define schemas; knoc never reads them from content/)' }
+          : { where: `under \`content/${expected}/\``, folder: `content/${expected}/` };
+      diagnostics.push(createDiagnostic('KNO3011', { kind, found: path.posix.dirname(file) + '/', ...place }, { file, pointer: '/$schema', range: entity.locator.rangeOf('/$schema') }));
     }
     if (!byKind.has(kind)) byKind.set(kind, []);
     byKind.get(kind)!.push(entity);

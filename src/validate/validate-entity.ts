@@ -2,7 +2,7 @@ import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { formatChoices, suggestClosest } from '../diagnostics/suggest.js';
 import type { Entity } from '../model/entity.js';
-import { AGENT_KIND, DOMAIN_KIND, collectionOfKind } from '../model/entity.js';
+import { AGENT_KIND, DOMAIN_KIND, SPEC_KIND, collectionOfKind } from '../model/entity.js';
 import { mapAjvErrors } from './map-ajv-error.js';
 import { rulesBySchema } from './rules/index.js';
 import type { SpecRegistry } from './spec-registry.js';
@@ -25,13 +25,14 @@ export function validateEntity(entity: Entity, registry: SpecRegistry): Diagnost
   if (spec === undefined) {
     const found = typeof raw === 'string' ? raw : JSON.stringify(raw);
     const suggestion = suggestClosest(found, registry.known());
-    return [
-      createDiagnostic(
-        'KNO2002',
-        { found, known: formatChoices(registry.known()) },
-        { file, pointer: '/$schema', range: entity.locator.rangeOf('/$schema'), ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) },
-      ),
-    ];
+    // The schema of specs themselves is never one of content's: such a file belongs in specs/.
+    const hint =
+      entity.schema?.name === SPEC_KIND && entity.source.origin === 'content'
+        ? `\`${found}\` is the schema of spec entities, which knoc reads from specs/ at the repository root, not from content/: move the file there.`
+        : suggestion
+          ? `Did you mean \`${suggestion}\`?`
+          : undefined;
+    return [createDiagnostic('KNO2002', { found, known: formatChoices(registry.known()) }, { file, pointer: '/$schema', range: entity.locator.rangeOf('/$schema'), ...(hint !== undefined ? { hint } : {}) })];
   }
   const rootName = `the ${spec.name.replace(/-/g, ' ')}`;
   let valid: boolean;
