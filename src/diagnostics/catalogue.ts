@@ -416,6 +416,14 @@ export const catalogue = {
     explanation:
       'Each kind of entity has its own folder: agent blueprints under content/agent-blueprints/ and perception domains under content/perception-domains/, each also its `kno://` collection, and spec entities (`$schema: spec@…`) in specs/ at the repository root, beside content/, never under it. A file elsewhere is usually a copy-paste slip: a blueprint saved among domains, say, or a spec saved with the content.',
   },
+  KNO3012: {
+    title: 'Replacement that leads back',
+    severity: 'error',
+    message: 'Domain `{slug}` is replaced by {path}, expected {expected}.',
+    hint: 'Point `replaced_by` at the domain that takes over from `{slug}`, or remove it.',
+    explanation:
+      'A domain’s `replaced_by` names the domain agents should move to. A domain cannot be replaced by itself, and replacements cannot go round in a circle (`a` replaced by `b`, `b` replaced by `a`): following them never reaches a domain to move to, and the deprecation warnings (KNO3007) would send agents from one to the other. Each domain on the circle is reported at its `replaced_by`, with the others as related locations.',
+  },
   KNO4001: {
     title: 'No interface URL',
     severity: 'error',

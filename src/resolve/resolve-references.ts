@@ -5,6 +5,7 @@ import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/enti
 import { arrayOr, dig, isRecord } from '../model/guards.js';
 import { joinPointer } from '../parse/locator.js';
 import { relatedAt, type SymbolTable } from './bind.js';
+import { followReplacements, replacementsGoRound } from './replacement-chain.js';
 import { knownCollections, resolveXri } from './resolve-xri.js';
 
 /** What the resolver may assume about the build. */
@@ -49,6 +50,7 @@ function checkPerception(agent: Entity, symbols: SymbolTable, unreadable: Readon
       return [createDiagnostic('KNO3001', { slug }, { file, pointer, range, ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) })];
     }
     const replacedBy = stringField(domain.data, 'replaced_by');
+    const dead = deadEndHint(domain, slug, replacedBy, domains);
     return [
       createDiagnostic(
         'KNO3007',
@@ -58,7 +60,7 @@ function checkPerception(agent: Entity, symbols: SymbolTable, unreadable: Readon
           pointer,
           range,
           related: [relatedAt(domain, '/deprecated', `\`${slug}\` is marked deprecated here.`)],
-          ...(replacedBy ? {} : { hint: `Move to a current domain; \`${slug}\` names no replacement.` }),
+          ...(dead !== undefined ? { hint: dead } : {}),
         },
       ),
     ];
@@ -81,12 +83,13 @@ function checkXris(entity: Entity, symbols: SymbolTable, unreadable: ReadonlySet
       if (target.schema?.name !== DOMAIN_KIND || target.data.deprecated !== true) return [];
       const slug = stringField(target.data, 'slug') ?? xri;
       const replacedBy = stringField(target.data, 'replaced_by');
+      const dead = deadEndHint(target, slug, replacedBy, symbols.bySlug.get(DOMAIN_KIND) ?? new Map<string, Entity>());
       const pointer = joinPointer(path);
       return [
         createDiagnostic(
           'KNO3007',
           { slug, replacedBy: replacedBy ?? '', replacement: replacedBy ? `, replaced by \`${replacedBy}\`` : '' },
-          { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer), related: [relatedAt(target, '/deprecated', `\`${slug}\` is marked deprecated here.`)], ...(replacedBy ? { hint: `Point the reference at \`kno://perception-domains/${replacedBy}\`.` } : { hint: `Move to a current domain; \`${slug}\` names no replacement.` }) },
+          { file: entity.source.path, pointer, range: entity.locator.rangeOf(pointer), related: [relatedAt(target, '/deprecated', `\`${slug}\` is marked deprecated here.`)], hint: dead ?? `Point the reference at \`kno://perception-domains/${replacedBy}\`.` },
         ),
       ];
     }
@@ -148,13 +151,32 @@ function checkSecurityRequirements(agent: Entity): Diagnostic[] {
   return diagnostics;
 }
 
+/**
+ * The hint for a deprecated domain that leaves agents nowhere to go: it names no replacement, or its
+ * replacements go round in a circle (KNO3012) before any domain in use; undefined when it has one.
+ */
+function deadEndHint(domain: Entity, slug: string, replacedBy: string | undefined, domains: ReadonlyMap<string, Entity>): string | undefined {
+  if (!replacedBy) return `Move to a current domain; \`${slug}\` names no replacement.`;
+  if (replacementsGoRound(domain, domains)) return `Move to a current domain; the replacements of \`${slug}\` go round in a circle and name none.`;
+  return undefined;
+}
+
 function checkReplacement(domain: Entity, symbols: SymbolTable): Diagnostic[] {
   const replacedBy = stringField(domain.data, 'replaced_by');
   const slug = stringField(domain.data, 'slug') ?? '?';
+  const domains = symbols.bySlug.get(DOMAIN_KIND) ?? new Map<string, Entity>();
+  const site = { file: domain.source.path, pointer: '/replaced_by' };
   if (replacedBy !== undefined && replacedBy === slug) {
-    return [createDiagnostic('KNO3009', { slug, replacedBy }, { file: domain.source.path, pointer: '/replaced_by', range: domain.locator.rangeOf('/replaced_by'), hint: 'A domain cannot replace itself; name the domain that takes over.' })];
+    return [createDiagnostic('KNO3012', { slug, path: 'itself', expected: 'another domain (a domain cannot be replaced by itself)' }, { ...site, range: domain.locator.rangeOf('/replaced_by'), hint: `A domain cannot be replaced by itself: point \`replaced_by\` at the domain that takes over from \`${slug}\`, or remove it.` })];
   }
-  if (replacedBy === undefined || symbols.bySlug.get(DOMAIN_KIND)?.has(replacedBy)) return [];
+  const { chain, loopsTo } = followReplacements(domain, domains);
+  if (loopsTo === domain) {
+    const others = chain.slice(1);
+    const path = [...others, domain].map((d) => `\`${stringField(d.data, 'slug') ?? '?'}\``).join(', which is replaced by ');
+    const related = others.map((d) => relatedAt(d, '/replaced_by', `\`${stringField(d.data, 'slug') ?? '?'}\` is replaced by \`${stringField(d.data, 'replaced_by') ?? '?'}\` here.`));
+    return [createDiagnostic('KNO3012', { slug, path, expected: 'replacements that end at a domain which is not replaced (these go round in a circle)' }, { ...site, range: domain.locator.rangeOf('/replaced_by'), related })];
+  }
+  if (replacedBy === undefined || domains.has(replacedBy)) return [];
   const suggestion = suggestClosest(replacedBy, symbols.bySlug.get(DOMAIN_KIND)?.keys() ?? []);
   return [createDiagnostic('KNO3009', { slug, replacedBy }, { file: domain.source.path, pointer: '/replaced_by', range: domain.locator.rangeOf('/replaced_by'), ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) })];
 }
