@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getAgentsForDomain, getDomainsForAgent, loadDomainIndex, SERVICE_CLASS_URI } from '../src/index.js';
+import { editFile } from './support/edit-file.js';
 import { runCli } from './support/run-cli.js';
 import { copyRepo, repoRoot } from './support/temp-repo.js';
 
@@ -53,13 +54,15 @@ describe('knoc domains and knoc agents (real processes)', () => {
     expect(cardOf(root, 'drift-sentinel').capabilities.extensions?.find((e) => e.uri === SERVICE_CLASS_URI)?.params).toMatchObject({ class: 'utility' });
 
     // The class comes from the card as built, so an inferred one counts as well, and is marked.
-    const file = path.join(root, 'dist/agents/schema-reviewer/.well-known/agent-card.json');
-    const card = cardOf(root, 'schema-reviewer');
-    const extension = card.capabilities.extensions!.find((e) => e.uri === SERVICE_CLASS_URI)!;
-    extension.params = { class: 'principal', inferred: true };
-    writeFileSync(file, JSON.stringify(card));
+    editFile(path.join(root, 'knoc.config.yaml'), /$/, '\ninfer_service_class: true\n');
+    const blueprint = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    editFile(blueprint, /^ {2}service_class: ephemeral\n/m, '');
+    editFile(blueprint, 'tags: [schemas, review]', 'tags: [schemas, review, game]');
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    expect(cardOf(root, 'schema-reviewer').capabilities.extensions?.find((e) => e.uri === SERVICE_CLASS_URI)?.params).toEqual({ class: 'principal', inferred: true });
     const principal = runCli(['agents', '--root', root, '--class', 'principal']);
     expect(principal.status).toBe(0);
+    expect(principal.stderr).not.toContain('note:');
     expect(principal.stdout).toMatch(/^schema-reviewer +principal \(inferred\) +Schema Reviewer +documentation, schemas$/m);
   });
 
@@ -86,5 +89,27 @@ describe('knoc domains and knoc agents (real processes)', () => {
     expect(run.status).toBe(0);
     expect(run.stderr).toContain('note: dist/ is older than the sources, so this answer was compiled from the sources.');
     expect(run.stdout).toMatch(/^release-herald +/m);
+  });
+});
+
+describe('knoc domains and knoc agents when dist/ does not match its manifest (real processes)', () => {
+  const card = 'agents/schema-reviewer/.well-known/agent-card.json';
+  it.each([
+    ['a card edited by hand', (dist: string) => editFile(path.join(dist, card), '"name": "Schema Reviewer"', '"name": "Forged Reviewer"'), `dist/${card} does not match the sha256 dist/manifest.json records for it`],
+    ['a card that is no longer JSON', (dist: string) => editFile(path.join(dist, card), /}\s*$/, ''), `dist/${card} does not match the sha256 dist/manifest.json records for it`],
+    ['the domain index edited by hand', (dist: string) => editFile(path.join(dist, 'index/perception-domains.json'), '"drift-sentinel",', ''), 'dist/index/perception-domains.json does not match the sha256 dist/manifest.json records for it'],
+    ['the agent directory removed', (dist: string) => rmSync(path.join(dist, 'index/agents.json')), 'dist/index/agents.json is missing, though dist/manifest.json lists it'],
+  ])('%s: answers from the sources, saying which output does not match (not that dist/ is older than the sources)', (_name, tamper, why) => {
+    const root = copyRepo(repoRoot);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    tamper(path.join(root, 'dist'));
+    for (const args of [['agents'], ['domains', 'schemas']]) {
+      const run = runCli([...args, '--root', root]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).toContain(`note: ${why}, so this answer was compiled from the sources. Run \`knoc build\` to write dist/ again (\`knoc verify\` lists every output that does not match).\n`);
+      expect(run.stderr).not.toContain('older than the sources');
+      expect(run.stdout).toMatch(/^(schema-reviewer +ephemeral +Schema Reviewer|drift-sentinel +Drift Sentinel)/m);
+      expect(run.stdout).not.toContain('Forged');
+    }
   });
 });

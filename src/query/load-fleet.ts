@@ -1,8 +1,9 @@
 import { fleetFields } from '../project/project-fleet-card.js';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { discoverRepository } from '../config/read-config.js';
-import { readManifest } from '../emit/read-manifest.js';
+import { readRegularFile } from '../discover/read-given-file.js';
+import { readManifest, type PublishedManifest } from '../emit/read-manifest.js';
+import { sha256Hex } from '../model/digest.js';
 import { isRecord } from '../model/guards.js';
 import { parseFile } from '../parse/parse-file.js';
 import { AGENT_INDEX_PATH, DOMAIN_INDEX_PATH } from '../pipeline/compile.js';
@@ -27,14 +28,29 @@ export interface FleetAgent {
   card: string;
 }
 
+/** An output a query reads that is not what the build wrote, by its manifest. */
+export interface OutputMismatch {
+  /** The output's path in the output folder. */
+  path: string;
+  /** Its sha256 or size differs from the manifest's; the manifest lists it but it is gone; the manifest does not list it; or it cannot be read. */
+  problem: 'differs' | 'missing' | 'unlisted' | 'unreadable';
+  /** Why it cannot be read, with problem `unreadable`. */
+  detail?: string;
+}
+
 /** The fleet a query answers from: the domain index and the published agents. */
 export interface Fleet {
   domains: DomainIndex;
   agents: FleetAgent[];
   /** `dist` when the build's index matches the sources; `sources` when it was compiled in memory. */
   from: 'dist' | 'sources';
-  /** Why the sources were compiled: no build in the output folder, or one older than the sources. */
-  reason?: 'no-build' | 'stale';
+  /**
+   * Why the sources were compiled: no build in the output folder, one older than the sources, or one whose
+   * outputs do not match its manifest (edited, removed or replaced after the build).
+   */
+  reason?: 'no-build' | 'stale' | 'mismatch';
+  /** With reason `mismatch`: the first output read that does not match the manifest, and how. */
+  mismatch?: OutputMismatch;
   /** The output folder, relative to the root. */
   outDir: string;
   /** Errors in the sources when compiled in memory: broken files are left out of the answer. */
@@ -52,18 +68,21 @@ export async function loadFleet(options: { root?: string; out?: string } = {}): 
   const outDir = await resolveOutDir(root, options.out);
   const shownOut = path.relative(root, outDir).split(path.sep).join('/') || '.';
   const built = await readBuiltFleet(root, outDir);
-  if (built === 'fresh') {
-    const fromDist = await readFleetFrom(outDir);
-    if (fromDist) return { ...fromDist, from: 'dist', outDir: shownOut, errorCount: 0 };
+  let mismatch: OutputMismatch | undefined;
+  if (typeof built === 'object') {
+    const fromDist = readFleetFrom(outDir, built.manifest);
+    if (!('mismatch' in fromDist)) return { ...fromDist, from: 'dist', outDir: shownOut, errorCount: 0 };
+    mismatch = fromDist.mismatch;
   }
   const result = await check({ root, ...(options.out !== undefined ? { out: options.out } : {}) });
   const byAgent = domainsByAgent(result.domainIndex);
   const agents = result.agents.map((p) => fleetAgent(p.slug, p.path, fleetFields(p), byAgent.get(p.slug) ?? []));
-  return { domains: result.domainIndex, agents, from: 'sources', reason: built === 'fresh' ? 'stale' : built, outDir: shownOut, errorCount: result.errorCount };
+  const why = mismatch ? { reason: 'mismatch' as const, mismatch } : { reason: built as 'stale' | 'no-build' };
+  return { domains: result.domainIndex, agents, from: 'sources', ...why, outDir: shownOut, errorCount: result.errorCount };
 }
 
-/** Whether the output folder holds a build of the sources as they are now, by the sha256 of every input. */
-async function readBuiltFleet(root: string, outDir: string): Promise<'fresh' | 'stale' | 'no-build'> {
+/** Whether the output folder holds a build of the sources as they are now, by the sha256 of every input; its manifest when it does. */
+async function readBuiltFleet(root: string, outDir: string): Promise<{ manifest: PublishedManifest } | 'stale' | 'no-build'> {
   const manifest = await readManifest(outDir);
   if (!manifest || !manifest.outputs.has(DOMAIN_INDEX_PATH)) return 'no-build';
   const discovery = await discoverRepository(root);
@@ -83,24 +102,45 @@ async function readBuiltFleet(root: string, outDir: string): Promise<'fresh' | '
     const entity = parseFile(source).entity;
     if (entity?.data.visibility !== 'private') return 'stale';
   }
-  return 'fresh';
+  return { manifest };
 }
 
-async function readFleetFrom(outDir: string): Promise<Pick<Fleet, 'domains' | 'agents'> | undefined> {
-  try {
-    const domains = JSON.parse(await readFile(path.join(outDir, DOMAIN_INDEX_PATH), 'utf8')) as DomainIndex;
-    const directory = JSON.parse(await readFile(path.join(outDir, AGENT_INDEX_PATH), 'utf8')) as unknown;
-    if (!isRecord(directory) || !Array.isArray(directory.agents) || !isRecord(domains)) return undefined;
-    const byAgent = domainsByAgent(domains);
-    const agents: FleetAgent[] = [];
-    for (const entry of directory.agents as { slug: string; card: string }[]) {
-      const card = JSON.parse(await readFile(path.join(outDir, entry.card), 'utf8')) as AgentCard;
-      agents.push(fleetAgent(entry.slug, entry.card, card, byAgent.get(entry.slug) ?? []));
+/** Past its recorded size and this, an output is not read: it is not the build's whatever its bytes. */
+const READ_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * The index and cards in the output folder, each checked against the sha256 and size its manifest records
+ * before it is believed: an output edited, removed or replaced after the build is not what the build wrote.
+ */
+function readFleetFrom(outDir: string, manifest: PublishedManifest): Pick<Fleet, 'domains' | 'agents'> | { mismatch: OutputMismatch } {
+  const read = (file: string): { value: unknown } | { mismatch: OutputMismatch } => {
+    const expected = manifest.outputs.get(file);
+    if (!expected) return { mismatch: { path: file, problem: 'unlisted' } };
+    // Only a regular file: a link or a pipe put there is never the build's, and is never followed or waited on.
+    const bytes = readRegularFile(path.join(outDir, file), Math.max(expected.size, READ_LIMIT), { follow: false });
+    if ('error' in bytes) return { mismatch: bytes.error === 'there is no such file' ? { path: file, problem: 'missing' } : { path: file, problem: 'unreadable', detail: bytes.error } };
+    if (bytes.bytes.length !== expected.size || sha256Hex(bytes.bytes) !== expected.sha256) return { mismatch: { path: file, problem: 'differs' } };
+    try {
+      return { value: JSON.parse(bytes.bytes.toString('utf8')) as unknown };
+    } catch {
+      // Bytes the build wrote are JSON: these match a manifest that was itself edited.
+      return { mismatch: { path: file, problem: 'differs' } };
     }
-    return { domains, agents };
-  } catch {
-    return undefined;
+  };
+  const domains = read(DOMAIN_INDEX_PATH);
+  if ('mismatch' in domains) return domains;
+  if (!isRecord(domains.value)) return { mismatch: { path: DOMAIN_INDEX_PATH, problem: 'differs' } };
+  const directory = read(AGENT_INDEX_PATH);
+  if ('mismatch' in directory) return directory;
+  if (!isRecord(directory.value) || !Array.isArray(directory.value.agents)) return { mismatch: { path: AGENT_INDEX_PATH, problem: 'differs' } };
+  const byAgent = domainsByAgent(domains.value as DomainIndex);
+  const agents: FleetAgent[] = [];
+  for (const entry of directory.value.agents as { slug: string; card: string }[]) {
+    const card = read(entry.card);
+    if ('mismatch' in card) return card;
+    agents.push(fleetAgent(entry.slug, entry.card, card.value as AgentCard, byAgent.get(entry.slug) ?? []));
   }
+  return { domains: domains.value as DomainIndex, agents };
 }
 
 function fleetAgent(slug: string, cardPath: string, card: AgentCard, domains: string[]): FleetAgent {

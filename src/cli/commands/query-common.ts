@@ -1,6 +1,6 @@
 import { createDiagnostic } from '../../diagnostics/create.js';
 import { suggestClosest } from '../../diagnostics/suggest.js';
-import { loadFleet, type Fleet } from '../../query/load-fleet.js';
+import { loadFleet, type Fleet, type OutputMismatch } from '../../query/load-fleet.js';
 import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
 import { UsageError, isDirectory } from '../command.js';
@@ -22,19 +22,37 @@ export const QUERY_HELP = `  --json       the answer as JSON on stdout
 
 /** Where the answers come from, for the help texts. */
 export const QUERY_SOURCE = `Answers come from the index and cards the build wrote in dist/ when that
-build matches the sources byte for byte; otherwise the repository is compiled
-in memory (nothing is written) and a note on stderr says so.`;
+build matches the sources byte for byte and they still match its manifest.json;
+otherwise the repository is compiled in memory (nothing is written) and a note
+on stderr says why.`;
 
 /** Loads the fleet for a query and says on stderr when it did not come from the build. */
 export async function loadFleetForQuery(values: { root?: string | undefined; out?: string | undefined }): Promise<Fleet> {
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   const fleet = await loadFleet({ ...(values.root !== undefined ? { root: values.root } : {}), ...(values.out !== undefined ? { out: values.out } : {}) });
   if (fleet.from === 'sources') {
-    const why = fleet.reason === 'stale' ? `${fleet.outDir}/ is older than the sources` : `${fleet.outDir}/ holds no build yet`;
+    const why = fleet.mismatch ? mismatchOf(fleet.outDir, fleet.mismatch) : fleet.reason === 'stale' ? `${fleet.outDir}/ is older than the sources` : `${fleet.outDir}/ holds no build yet`;
     const broken = fleet.errorCount > 0 ? `; the sources have ${fleet.errorCount} error${fleet.errorCount === 1 ? '' : 's'} (\`knoc check\`), so the answer may be incomplete` : '';
-    process.stderr.write(`note: ${why}, so this answer was compiled from the sources${broken}. Run \`knoc build\` to write the index.\n`);
+    const next = fleet.mismatch ? `write ${fleet.outDir}/ again (\`knoc verify\` lists every output that does not match)` : 'write the index';
+    process.stderr.write(`note: ${why}, so this answer was compiled from the sources${broken}. Run \`knoc build\` to ${next}.\n`);
   }
   return fleet;
+}
+
+/** Says how an output of the build differs from what its manifest records. */
+function mismatchOf(outDir: string, mismatch: OutputMismatch): string {
+  const file = `${outDir}/${mismatch.path}`;
+  const manifest = `${outDir}/manifest.json`;
+  switch (mismatch.problem) {
+    case 'differs':
+      return `${file} does not match the sha256 ${manifest} records for it`;
+    case 'missing':
+      return `${file} is missing, though ${manifest} lists it`;
+    case 'unlisted':
+      return `${file} is not listed in ${manifest}`;
+    case 'unreadable':
+      return `${file} cannot be read (${mismatch.detail ?? 'unknown reason'})`;
+  }
 }
 
 /** Reports a domain slug the fleet does not have, with the nearest one; exit code 1. */
