@@ -70,6 +70,7 @@ describe('a spec schema whose `$schema` is not JSON Schema 2020-12', () => {
     ['2020-12 with an empty fragment', `$schema: "${DIALECT}#"\ntype: object`],
     ['a property named `$schema`', `$schema: ${DIALECT}\ntype: object\nproperties:\n  $schema: { type: string, const: "http://json-schema.org/draft-07/schema#" }`],
     ['`$schema` inside `enum`, `const` and `default`, which are data', `type: object\nenum: [{ $schema: 5 }]\nconst: { $schema: 5 }\ndefault: { $schema: draft-07 }`],
+    ['`$schema` under a keyword ajv does not know, which it ignores', 'type: object\nx-origin: { $schema: "http://json-schema.org/draft-07/schema#" }'],
   ])('accepts %s', (_name, yaml) => {
     const entity = widgetSpec(yaml);
     expect(findingsOf([entity])).toEqual([]);
@@ -136,6 +137,7 @@ describe('a spec schema with a `format` knoc does not check', () => {
   it.each([
     ['every format knoc checks', `type: object\nproperties:\n${['date', 'date-time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uri', 'uri-reference', 'uuid'].map((f) => `  p-${f}: { type: string, format: ${f} }`).join('\n')}`],
     ['a property named `format`', 'type: object\nproperties:\n  format: { type: string }'],
+    ['`format` under a keyword ajv does not know, which it ignores', 'type: object\nx-ui: { widget: { format: wide } }'],
   ])('accepts %s', (_name, yaml) => {
     expect(findingsOf([widgetSpec(yaml)])).toEqual([]);
   });

@@ -61,9 +61,32 @@ interface SchemaIndex {
   anchors: Map<string, object>;
 }
 
-/** Every schema object of a schema (the root, and each under a keyword that holds schemas) with its JSON pointer, in pointer order. */
+/** Keywords whose values are schemas that validation applies (or that `$defs` holds for it), besides IN_PLACE and DESCENDING. */
+const OTHER_SCHEMA_KEYWORDS = ['$defs', 'definitions', 'additionalItems', 'contentSchema'];
+
+/**
+ * Every schema object of a schema that ajv reads as one (the root, and each under a keyword that holds
+ * schemas; not the values of unknown keywords, which ajv ignores) with its JSON pointer, in pointer order.
+ */
 export function schemaObjects(schema: Record<string, unknown>): { node: Record<string, unknown>; pointer: string }[] {
-  const found = [...indexSchema(schema).places].map(([node, { pointer }]) => ({ node: node as Record<string, unknown>, pointer }));
+  const found: { node: Record<string, unknown>; pointer: string }[] = [];
+  const seen = new Set<object>();
+  const stack: { node: Record<string, unknown>; pointer: string }[] = [{ node: schema, pointer: '' }];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    if (seen.has(entry.node)) continue;
+    seen.add(entry.node);
+    found.push(entry);
+    for (const key of [...IN_PLACE, ...DESCENDING, ...OTHER_SCHEMA_KEYWORDS]) {
+      if (!Object.hasOwn(entry.node, key)) continue;
+      const value = entry.node[key];
+      const at = entry.pointer + joinPointer([key]);
+      if (Array.isArray(value)) value.forEach((item, i) => isRecord(item) && stack.push({ node: item, pointer: `${at}/${i}` }));
+      else if (isRecord(value) && NAME_MAPS.has(key)) {
+        for (const [name, sub] of Object.entries(value)) if (isRecord(sub)) stack.push({ node: sub, pointer: at + joinPointer([name]) });
+      } else if (isRecord(value)) stack.push({ node: value, pointer: at });
+    }
+  }
   return found.sort((a, b) => (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
 }
 
