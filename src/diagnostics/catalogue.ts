@@ -453,6 +453,14 @@ export const catalogue = {
     hint: 'Use a slug such as `drift-sentinel`; slugs become folder names under dist/agents/.',
     explanation: 'Each card is written to dist/agents/<slug>/. A slug with dots, slashes or other characters could escape that folder or collide with another file, so it is refused before any path is built.',
   },
+  KNO4005: {
+    title: 'Card value of a type A2A does not allow',
+    severity: 'error',
+    message: 'Agent `{slug}` would get a card whose `{path}` is {found}, expected {expected} as A2A v1.0 requires.',
+    hint: 'Write the value as {expected}; a repository spec that overrides `agent-blueprint` should check its type too.',
+    explanation:
+      'knoc never publishes a card that breaks A2A v1.0. The built-in schema checks the type of every value a card carries; a repository’s own spec may not, and a number, `null` or a mapping where the card holds a string (a mode, a tag, an interface URL), or a string where it holds `true` or `false`, would reach the card as text such as `5` or `[object Object]`, or be dropped. Projection checks them again and publishes no card for the blueprint until they are fixed.',
+  },
   KNO4010: {
     title: 'Signing key cannot be read',
     severity: 'error',

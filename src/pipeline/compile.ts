@@ -197,7 +197,7 @@ export function compile(input: CompileInput): CompileResult {
     if (broken.has(agent.source.path) || agent.data.visibility === 'private') continue;
     const slug = stringField(agent.data, 'slug');
     if (!isSafeSlug(slug)) {
-      diagnostics.push(createDiagnostic('KNO4004', { slug: String(slug) }, { file: agent.source.path, pointer: '/slug', range: agent.locator.rangeOf('/slug') }));
+      diagnostics.push(createDiagnostic('KNO4004', { slug: slug ?? String(agent.data.slug ?? '(none)') }, { file: agent.source.path, pointer: '/slug', range: agent.locator.rangeOf('/slug') }));
       continue;
     }
     if (isReservedName(slug)) {

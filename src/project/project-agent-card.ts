@@ -3,6 +3,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { stringField, type Entity } from '../model/entity.js';
 import { arrayOr, dig, isRecord } from '../model/guards.js';
 import type { AgentCapabilities, AgentCard, AgentInterface, AgentSkill } from './a2a-types.js';
+import { wrongCardValues } from './check-card-values.js';
 import { projectExtensions } from './project-extensions.js';
 import { projectSecurityRequirements, projectSecuritySchemes } from './project-security.js';
 
@@ -22,6 +23,10 @@ export function projectAgentCard(agent: Entity, context: ProjectionContext): { c
   const slug = stringField(agent.data, 'slug') ?? '';
   const projection = dig(agent.data, 'a2a_projection');
   const source = isRecord(projection) ? projection : {};
+  const wrong = wrongCardValues(source);
+  if (wrong.length > 0) {
+    return { diagnostics: wrong.map((w) => createDiagnostic('KNO4005', { slug, ...w, path: dottedPath(w.pointer) }, { file: agent.source.path, pointer: w.pointer, range: agent.locator.rangeOf(w.pointer) })) };
+  }
   const interfaces = projectInterfaces(source.interfaces, slug, context.baseUrl);
   if (interfaces.length === 0) {
     return { diagnostics: [createDiagnostic('KNO4001', { slug }, { file: agent.source.path, pointer: '/a2a_projection', range: agent.locator.rangeOf('/a2a_projection', 'key') })] };
@@ -90,4 +95,13 @@ function text(value: unknown): string {
 
 function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.length > 0 ? value.map(String) : undefined;
+}
+
+/** `/a2a_projection/skills/0/tags/1` as `a2a_projection.skills[0].tags[1]`, the way messages name a place in a blueprint. */
+function dottedPath(pointer: string): string {
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce((out, segment) => (/^(?:0|[1-9]\d*)$/.test(segment) ? `${out}[${segment}]` : out === '' ? segment : `${out}.${segment}`), '');
 }
