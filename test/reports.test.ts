@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -183,6 +183,40 @@ describe('suppressions', () => {
     const codes = report.diagnostics.map((d: { code: string }) => d.code).sort();
     expect(codes).toEqual(['KNO2051', 'KNO6002']);
     expect(report.summary.suppressed).toBe(1);
+    expect(run.status).toBe(0);
+  });
+
+  // The goal's description ends right above the line with the error, so a directive inside it would name that line.
+  const PERSONA = '  perception:\n    domains: [schemas, api-surface]\n    refresh: on-change\n  goals:\n    - id: drift-detection\n      description: No unresolved drift older than 7 days\n      metric: drift_findings_per_sweep\n      target: "0"\n';
+  const DIRECTIVE = '# knoc-disable-next-line KNO3001 -- not a comment';
+  it.each([
+    ['a block scalar, read by the fast reader', `  goals:\n    - id: drift-detection\n      target: "0"\n      description: |\n        Keep it tidy.\n        ${DIRECTIVE}\n  perception: {domains: [schemas, api-surface, no-such-domain], refresh: on-change}\n`],
+    ['a block scalar, in a file the full parser reads', `  goals:\n    - id: drift-detection\n      target: &zero "0"\n      description: |\n        Keep it tidy.\n        ${DIRECTIVE}\n  perception: {domains: [schemas, api-surface, no-such-domain], refresh: on-change}\n`],
+    ['a double-quoted string over two lines', `  goals:\n    - id: drift-detection\n      target: "0"\n      description: "Keep it tidy.\n        ${DIRECTIVE}"\n  perception: {domains: [schemas, api-surface, no-such-domain], refresh: on-change}\n`],
+    ['a quoted value on the line above', `  goals:\n    - id: drift-detection\n      target: "0"\n      description: "Keep it tidy. ${DIRECTIVE}"\n  perception: {domains: [schemas, api-surface, no-such-domain], refresh: on-change}\n`],
+  ])('silences nothing with a directive inside %s', (_, persona) => {
+    const root = copyRepo(happy);
+    const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain(PERSONA);
+    writeFileSync(file, text.replace(PERSONA, persona));
+    const run = runCli(['build', '--root', root, '--format', 'json']);
+    expect(run.status).toBe(1);
+    const report = JSON.parse(run.stdout);
+    expect(report.diagnostics.map((d: { code: string; range: { start: { line: number } } }) => `${d.code} ${d.range.start.line}`)).toEqual([`KNO3001 ${persona.split('\n').length + 12}`]);
+    expect(report.summary.suppressed).toBe(0);
+    expect(existsSync(path.join(root, 'dist'))).toBe(false);
+  });
+
+  it.each([
+    ['a comment line, in a file the full parser reads', `  goals:\n    - id: drift-detection\n      target: &zero "0"\n      description: |\n        Keep it tidy.\n  ${DIRECTIVE}\n  perception: {domains: [schemas, api-surface, no-such-domain], refresh: on-change}\n`],
+    ['a comment after a value', `  goals:\n    - id: drift-detection\n      target: "0"\n      description: Keep it tidy. ${DIRECTIVE}\n  perception: {domains: [schemas, api-surface, no-such-domain], refresh: on-change}\n`],
+  ])('silences the next line with a directive in %s', (_, persona) => {
+    const root = copyRepo(happy);
+    const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(PERSONA, persona));
+    const run = runCli(['build', '--root', root, '--format', 'json']);
+    expect(run.stderr).toMatch(/0 errors, 0 warnings \(1 suppressed\)/);
     expect(run.status).toBe(0);
   });
 

@@ -1,6 +1,7 @@
 import { isStructural, lookupCode } from '../diagnostics/catalogue.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic, Range } from '../diagnostics/diagnostic.js';
+import { findYamlComments } from '../parse/yaml-comments.js';
 
 /** One `# knoc-disable-next-line` comment. */
 export interface InlineSuppression {
@@ -12,27 +13,37 @@ export interface InlineSuppression {
   used: Set<string>;
 }
 
-const DIRECTIVE = /^(\s*)#\s*knoc-disable-next-line\b(.*)$/;
+/** A directive at the start of a comment; its codes and reason follow. */
+const DIRECTIVE = /^#\s*knoc-disable-next-line\b(.*)$/;
+/** Text that may hold one: only a file where it appears is read for comments. */
+const CANDIDATE = /#\s*knoc-disable-next-line\b/;
 
 /**
  * Finds `# knoc-disable-next-line KNO3004 KNO3008 -- reason` comments in one
- * file. A comment without codes or without a reason silences nothing and is
+ * file: on a line of their own or after a value. Only YAML comments count: the
+ * same text inside a block scalar or a quoted string is content, and silences
+ * nothing. A comment without codes or without a reason silences nothing and is
  * reported as KNO6001.
  */
 export function parseInlineSuppressions(file: string, text: string): { suppressions: InlineSuppression[]; diagnostics: Diagnostic[] } {
   const suppressions: InlineSuppression[] = [];
   const diagnostics: Diagnostic[] = [];
-  if (!text.includes('knoc-disable-next-line')) return { suppressions, diagnostics };
-  let offset = 0;
-  text.split('\n').forEach((rawLine, index) => {
-    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-    const lineOffset = offset;
-    offset += rawLine.length + 1;
-    const match = DIRECTIVE.exec(line);
-    if (!match) return;
-    const column = match[1]!.length + 1;
-    const range: Range = { start: { line: index + 1, column, offset: lineOffset + column - 1 }, end: { line: index + 1, column: line.length + 1, offset: lineOffset + line.length } };
-    const [codePart = '', ...reasonParts] = match[2]!.split('--');
+  // Most files hold no directive: they are never lexed.
+  if (!text.includes('knoc-disable-next-line') || !CANDIDATE.test(text)) return { suppressions, diagnostics };
+  let line = 1;
+  let lineStart = 0;
+  for (const comment of findYamlComments(text)) {
+    const match = DIRECTIVE.exec(comment.text);
+    if (!match) continue;
+    // Comments come in text order: count the lines up to this one.
+    for (let nl = text.indexOf('\n', lineStart); nl !== -1 && nl < comment.offset; nl = text.indexOf('\n', lineStart)) {
+      line++;
+      lineStart = nl + 1;
+    }
+    const column = comment.offset - lineStart + 1;
+    const end = comment.offset + comment.text.length;
+    const range: Range = { start: { line, column, offset: comment.offset }, end: { line, column: end - lineStart + 1, offset: end } };
+    const [codePart = '', ...reasonParts] = match[1]!.split('--');
     const codes = codePart.split(/[\s,]+/).filter(Boolean);
     const reason = reasonParts.join('--').trim();
     const badCode = codes.find((c) => lookupCode(c) === undefined);
@@ -48,7 +59,7 @@ export function parseInlineSuppressions(file: string, text: string): { suppressi
               ? 'gives no reason'
               : undefined;
     if (problem !== undefined) diagnostics.push(createDiagnostic('KNO6001', { problem }, { file, range }));
-    else suppressions.push({ file, line: index + 1, range, codes, used: new Set() });
-  });
+    else suppressions.push({ file, line, range, codes, used: new Set() });
+  }
   return { suppressions, diagnostics };
 }
