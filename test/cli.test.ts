@@ -161,6 +161,19 @@ describe('knoc CLI (real process)', () => {
     expect(found).toEqual([expect.objectContaining({ file: 'knoc.config.yml', message: expect.stringContaining('knoc reads its settings from knoc.config.yaml, and there is none'), hint: 'Rename `knoc.config.yml` to knoc.config.yaml (in YAML).' })]);
   });
 
+  it('reads a config that holds no settings (only comments, `~`, a bare document marker) as the empty config it is', () => {
+    const built = (config: string) => {
+      const root = copyRepo(happy);
+      writeFileSync(path.join(root, 'knoc.config.yaml'), config);
+      const run = runCli(['build', '--root', root, '--base-url', 'https://agents.example.org', '--no-cache', '--format', 'json']);
+      expect(run.stderr).not.toMatch(STACK);
+      expect({ config, status: run.status, diagnostics: JSON.parse(run.stdout).diagnostics }).toEqual({ config, status: 0, diagnostics: [] });
+      return snapshotTree(path.join(root, 'dist'));
+    };
+    const empty = built('');
+    for (const config of ['# settings come later\n', '~\n', 'null  # none yet\n', '---\n# settings come later\n', '\n\n   \n']) expect(built(config)).toEqual(empty);
+  });
+
   it('publishes a plain http: base URL only for the local machine', () => {
     const root = copyRepo(happy);
     const run = runCli(['build', '--root', root, '--base-url', 'http://localhost:8080']);

@@ -7,7 +7,7 @@ import type { KnocConfig } from '../model/config.js';
 import type { Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
 import { splitPointer } from '../parse/locator.js';
-import { parseFile } from '../parse/parse-file.js';
+import { parseFile, type ParseResult } from '../parse/parse-file.js';
 import { createAjv } from '../validate/create-ajv.js';
 import { mapAjvErrors } from '../validate/map-ajv-error.js';
 import { shippedValidator } from '../validate/shipped-validators.js';
@@ -50,10 +50,27 @@ export function settingsFrom(entity: Entity | undefined, diagnostics: readonly D
   return Object.fromEntries(Object.entries(entity.data).filter(([key]) => !broken.has(key))) as KnocConfig;
 }
 
-/** Parses and validates knoc.config.yaml in one step; a missing or empty file is an empty config. */
-export function loadConfig(source: SourceFile | undefined): LoadedConfig {
-  if (source === undefined || source.text.trim() === '') return { config: {}, diagnostics: [] };
+/**
+ * Parses knoc.config.yaml. A file that holds no settings (nothing, only
+ * comments, or a null such as `~`) is an empty config, as a missing one is; any
+ * other document that is not a mapping is reported in terms of the settings
+ * (KNO2040), not of an entity's keys.
+ */
+export function parseConfigFile(source: SourceFile): ParseResult {
+  if (source.text.trim() === '') return { diagnostics: [] };
   const parsed = parseFile(source);
+  if (parsed.notMapping === undefined) return parsed;
+  if (parsed.notMapping === 'empty') return { diagnostics: [] };
+  const range = parsed.diagnostics[0]?.range;
+  const detail = `The document is ${parsed.notMapping}, expected a mapping of settings such as \`base_url\`, \`out\` and \`fleet\`.`;
+  const hint = 'Write each setting as `key: value` at the start of a line, such as `base_url: https://agents.example.org`; see the `knoc.config.yaml` section of the README.';
+  return { diagnostics: [createDiagnostic('KNO2040', { detail }, { file: source.path, ...(range ? { range } : {}), hint })] };
+}
+
+/** Parses and validates knoc.config.yaml in one step; a missing file, or one that holds no settings, is an empty config. */
+export function loadConfig(source: SourceFile | undefined): LoadedConfig {
+  if (source === undefined) return { config: {}, diagnostics: [] };
+  const parsed = parseConfigFile(source);
   if (!parsed.entity) return { config: {}, diagnostics: parsed.diagnostics };
   const diagnostics = validateConfigEntity(parsed.entity);
   return { config: settingsFrom(parsed.entity, diagnostics), diagnostics, entity: parsed.entity };

@@ -20,6 +20,8 @@ import { parseSchemaRef } from './schema-ref.js';
 export interface ParseResult {
   entity?: Entity;
   diagnostics: Diagnostic[];
+  /** What the document is when it is well-formed YAML but not a mapping (`empty`, `a list`, ...); its KNO1003 is in `diagnostics`. */
+  notMapping?: string;
 }
 
 /** The one set of YAML options knoc parses with. */
@@ -83,7 +85,8 @@ export function parseFileFully(source: SourceFile, limits: ParseLimits = source.
   }
   if (!isRecord(data)) {
     const range = locator.rangeOf('');
-    return { diagnostics: [createDiagnostic('KNO1003', { found: describeRoot(data) }, { file: source.path, range })] };
+    const found = describeRoot(data);
+    return { diagnostics: [createDiagnostic('KNO1003', { found }, { file: source.path, range })], notMapping: found };
   }
   narrowStrings(data, source.text);
   return { entity: { source, data, locator, schema: parseSchemaRef(data.$schema), digest: digestOf(data) }, diagnostics: [] };

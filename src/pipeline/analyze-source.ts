@@ -2,11 +2,11 @@ import { analysisKey, recall, remember, type BuildCache, type FileAnalysis } fro
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Entity, EntityData } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
-import { lazyLocator, parseFile, parseSchemaRef } from '../parse/parse-file.js';
+import { lazyLocator, parseFile, parseSchemaRef, type ParseResult } from '../parse/parse-file.js';
 
-/** Parses one file and, when it is an entity, validates it: the unit of work the cache and the workers share. */
-export function analyzeSource(source: SourceFile, validate: (entity: Entity) => Diagnostic[]): { analysis: FileAnalysis; entity?: Entity } {
-  const parsed = parseFile(source);
+/** Parses one file (with `parse`, by default as an entity) and, when it is an entity, validates it: the unit of work the cache and the workers share. */
+export function analyzeSource(source: SourceFile, validate: (entity: Entity) => Diagnostic[], parse: (source: SourceFile) => ParseResult = parseFile): { analysis: FileAnalysis; entity?: Entity } {
+  const parsed = parse(source);
   if (!parsed.entity) return { analysis: { diagnostics: parsed.diagnostics } };
   const diagnostics = [...parsed.diagnostics, ...validate(parsed.entity)];
   return { analysis: { diagnostics, data: parsed.entity.data, digest: parsed.entity.digest }, entity: parsed.entity };
@@ -23,6 +23,7 @@ export function analyzeCached(
   namespace: string,
   validate: (entity: Entity) => Diagnostic[],
   cache: BuildCache | undefined,
+  parse?: (source: SourceFile) => ParseResult,
 ): { analysis: FileAnalysis; entity?: Entity; hit: boolean } {
   const key = analysisKey(source, namespace);
   const cached = recall(cache, (c) => c.analyses, key);
@@ -30,7 +31,7 @@ export function analyzeCached(
     const entity = cached.data && cached.digest !== undefined ? entityFrom(source, cached.data, cached.digest) : undefined;
     return { analysis: cached, hit: true, ...(entity ? { entity } : {}) };
   }
-  const fresh = analyzeSource(source, validate);
+  const fresh = analyzeSource(source, validate, parse);
   remember(cache, (c) => c.analyses, key, fresh.analysis);
   return { ...fresh, hit: false };
 }

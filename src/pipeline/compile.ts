@@ -1,10 +1,11 @@
-import { CONFIG_FILE, settingsFrom, validateConfigEntity } from '../config/load-config.js';
+import { CONFIG_FILE, parseConfigFile, settingsFrom, validateConfigEntity } from '../config/load-config.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Discovery } from '../discover/discover.js';
 import { planOutputs, type OutputRequest, type PlannedOutput, type StageOutput } from '../emit/plan-outputs.js';
 import type { KnocConfig } from '../model/config.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
 import type { SourceFile } from '../model/source-file.js';
+import type { ParseResult } from '../parse/parse-file.js';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson, stableJsonChunks, textInMemory } from '../model/stable-json.js';
 import { SourceTexts } from '../model/source-texts.js';
@@ -123,15 +124,15 @@ export function compile(input: CompileInput): CompileResult {
     phaseStart = now;
   };
   /** Parse (and validate) a file, or recall what an earlier build found for the same bytes. */
-  const analyze = (source: SourceFile, namespace: string, validate: (entity: Entity) => Diagnostic[]): Entity | undefined => {
-    const { analysis, entity, hit } = analyzeCached(source, namespace, validate, input.cache);
+  const analyze = (source: SourceFile, namespace: string, validate: (entity: Entity) => Diagnostic[], parse?: (source: SourceFile) => ParseResult): Entity | undefined => {
+    const { analysis, entity, hit } = analyzeCached(source, namespace, validate, input.cache, parse);
     if (hit && !input.prewarmed?.has(source.path)) cacheHits.add(source.path);
     diagnostics.push(...analysis.diagnostics);
     return entity;
   };
 
   const configStart = diagnostics.length;
-  const configEntity = input.config && input.config.text.trim() !== '' ? analyze(input.config, 'config', validateConfigEntity) : undefined;
+  const configEntity = input.config && input.config.text.trim() !== '' ? analyze(input.config, 'config', validateConfigEntity, parseConfigFile) : undefined;
   const configDiagnostics = diagnostics.slice(configStart);
   const config = settingsFrom(configEntity, configDiagnostics);
   const sources = new SourceTexts([...input.discovery.specs, ...input.discovery.content, ...(input.config ? [input.config] : [])]);
