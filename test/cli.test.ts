@@ -121,6 +121,9 @@ describe('knoc CLI (real process)', () => {
     [['serve', '--watch', '--base-url', 'http://agents.example.org'], /plain `http:` to another machine/],
     [['diff', '--against', 'HEAD', '--base-url', 'http://agents.example.org'], /plain `http:` to another machine/],
     [['explain', 'KNO0000'], /unknown diagnostic code/],
+    [['explain', 'KNO3001', '--bogus'], /^knoc: unknown option `--bogus`\nRun `knoc explain --help` for usage\.\n$/],
+    [['explain', '--format', 'json'], /^knoc: unknown option `--format`\nRun `knoc explain --help` for usage\.\n$/],
+    [['explain', 'KNO3001', 'KNO0000'], /unknown diagnostic code `KNO0000`/],
   ])('exits 2 on the usage error %j', (args, message) => {
     const run = runCli(args);
     expect(run.status).toBe(2);
@@ -197,6 +200,13 @@ describe('knoc CLI (real process)', () => {
     const explain = runCli(['explain', 'KNO3001']);
     expect(explain.status).toBe(0);
     expect(explain.stdout).toMatch(/^KNO3001: Unknown perception domain \(error\)/);
+  });
+
+  it('explains several codes in one run, in the order given', () => {
+    const explain = runCli(['explain', 'KNO3002', 'kno3001']);
+    expect(explain.status).toBe(0);
+    expect(explain.stdout.match(/^KNO\d{4}(?=: )/gm)).toEqual(['KNO3002', 'KNO3001']);
+    expect(explain.stdout).toBe(`${runCli(['explain', 'KNO3002']).stdout}\n${runCli(['explain', 'KNO3001']).stdout}`);
   });
 
   it('explains a code with its message and fix, showing what each finding fills in as <name>', () => {

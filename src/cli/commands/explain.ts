@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { catalogue, lookupCode } from '../../diagnostics/catalogue.js';
 import { showPlaceholders } from '../../diagnostics/create.js';
 import { EXIT, UsageError, printHelp, type Command } from '../command.js';
@@ -5,30 +6,34 @@ import { EXIT, UsageError, printHelp, type Command } from '../command.js';
 export const explainCommand: Command = {
   name: 'explain',
   summary: 'describe a diagnostic code (knoc explain KNO3001)',
-  help: `Usage: knoc explain [CODE]
+  help: `Usage: knoc explain [CODE...]
 
-Prints what a diagnostic code means and how to fix it; without a code, lists them all.
+Prints what each diagnostic code means and how to fix it; without a code, lists them all.
 
 Examples:
   knoc explain KNO3001
+  knoc explain KNO3001 KNO3008
   knoc explain            # every code with its severity and title
 `,
   run: runExplain,
 };
 
 function runExplain(args: readonly string[]): number {
-  if (args.includes('--help') || args.includes('-h')) {
-    return printHelp(explainCommand);
-  }
-  const code = args[0]?.toUpperCase();
-  if (code === undefined) {
+  const { values, positionals } = parseArgs({ args: [...args], options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  if (values.help) return printHelp(explainCommand);
+  if (positionals.length === 0) {
     for (const [key, entry] of Object.entries(catalogue)) process.stdout.write(`${key}  ${entry.severity.padEnd(7)}  ${entry.title}\n`);
     return EXIT.ok;
   }
-  const entry = lookupCode(code);
-  if (!entry) throw new UsageError(`unknown diagnostic code \`${args[0]}\`; run \`knoc explain\` for the list`);
+  // Every code is checked before any is explained: a typo in the last one prints nothing but the usage error.
+  const entries = positionals.map((given) => {
+    const code = given.toUpperCase();
+    const entry = lookupCode(code);
+    if (!entry) throw new UsageError(`unknown diagnostic code \`${given}\`; run \`knoc explain\` for the list`);
+    return { code, entry };
+  });
   // The message and fix are templates: what each finding fills in is shown as <name>.
-  process.stdout.write(`${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n\nMessage: ${showPlaceholders(entry.message)}\n${entry.hint ? `Fix: ${showPlaceholders(entry.hint)}\n` : ''}`);
+  const texts = entries.map(({ code, entry }) => `${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n\nMessage: ${showPlaceholders(entry.message)}\n${entry.hint ? `Fix: ${showPlaceholders(entry.hint)}\n` : ''}`);
+  process.stdout.write(texts.join('\n'));
   return EXIT.ok;
 }
-
