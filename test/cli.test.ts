@@ -132,6 +132,48 @@ describe('knoc CLI (real process)', () => {
     expect(run.stderr).not.toContain('hunter2');
   });
 
+  // An empty path would mean the current folder: for --cache-dir the repository itself, for --baseline a file named ''.
+  it.each([
+    [['build', '--cache-dir', ''], '--cache-dir'],
+    [['check', '--cache-dir='], '--cache-dir'],
+    [['build', '--baseline', ''], '--baseline'],
+    [['check', '--update-baseline', '--baseline', ''], '--baseline'],
+    [['build', '--out', ''], '--out'],
+    [['check', '--root', ''], '--root'],
+    [['build', '--sign-key', ''], '--sign-key'],
+    [['build', '--format', 'json='], '--format json='],
+    [['watch', '--out', ''], '--out'],
+    [['watch', '--root', ''], '--root'],
+    [['serve', ''], 'the folder to serve'],
+    [['serve', '--root', ''], '--root'],
+    [['verify', '--root', ''], '--root'],
+    [['verify', ''], 'the output folder or card file'],
+    [['verify', '--key', ''], '--key'],
+    [['verify', '--jwks', ''], '--jwks'],
+    [['schema', '--out', ''], '--out'],
+    [['schema', '--root', ''], '--root'],
+    [['new', 'agent', 'fresh', '--root', ''], '--root'],
+    [['import', 'card.json', '--out', ''], '--out'],
+    [['import', 'card.json', '--root', ''], '--root'],
+    [['import', ''], 'a card file'],
+    [['init', ''], 'the folder to start'],
+    [['agents', '--out', ''], '--out'],
+    [['domains', '--root', ''], '--root'],
+    [['diff', '--against', ''], '--against'],
+    [['diff', '--against', 'HEAD', '--root', ''], '--root'],
+    [['diff', '--against', 'HEAD', '--format', 'json='], '--format json='],
+  ])('refuses an empty path as a usage error: %j', (args, named) => {
+    const root = copyRepo(happy);
+    writeFileSync(path.join(root, 'card.json'), '{}');
+    const before = [...snapshotTree(root).keys()];
+    const run = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), ...args], { cwd: root, encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1' } });
+    expect(run.stderr).toContain(named);
+    expect(run.stderr).toMatch(/needs? (a|the) .*(path|folder|file)|an empty /);
+    expect(run.status).toBe(2);
+    expect(run.stderr).not.toMatch(STACK);
+    expect([...snapshotTree(root).keys()]).toEqual(before);
+  });
+
   it('refuses a folder that is not a repository (KNO1020), writing nothing there, not even a cache', () => {
     const dir = makeTempDir();
     writeFileSync(path.join(dir, 'notes.kno'), 'slug: stray\n');

@@ -13,6 +13,7 @@ import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
+import { checkPathOptions } from '../empty-paths.js';
 import { checkCacheDir, checkReportTargets, repositoryPlaces, writeReportFile } from '../written-paths.js';
 
 /** The reporting, gating and cache options `build` and `check` share. */
@@ -131,6 +132,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     return printHelp(command === 'build' ? buildCommand : checkCommand);
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\``);
+  checkPathOptions(values, { root: 'a folder', out: 'a folder', baseline: 'a file', 'cache-dir': 'a folder' });
   let formats: FormatSpec[];
   try {
     formats = parseFormatSpecs(values.format);

@@ -10,6 +10,7 @@ import { renderDiffText } from '../render/diff-text.js';
 import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
+import { checkPathOptions } from '../empty-paths.js';
 import { checkReportTargets, writeReportFile } from '../written-paths.js';
 
 const DIFF_FORMATS = ['stylish', 'json', 'github'] as const;
@@ -67,7 +68,9 @@ async function runDiff(args: readonly string[]): Promise<number> {
   });
   if (values.help) return printHelp(diffCommand);
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\`; name the base with --against`);
-  if (values.against === undefined || values.against === '') throw new UsageError('name what to compare with: --against <git-ref|DIR>');
+  if (values.against === undefined) throw new UsageError('name what to compare with: --against <git-ref|DIR>');
+  if (values.against === '') throw new UsageError('--against needs a git ref or a folder, got an empty value');
+  checkPathOptions(values, { root: 'a folder' });
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   checkBaseUrlOption(values['base-url']);
   const formats = parseFormats(values.format);

@@ -5,6 +5,7 @@ import { stableJson } from '../../model/stable-json.js';
 import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
+import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
 
 export const importCommand: Command = {
   name: 'import',
@@ -47,6 +48,8 @@ async function runImport(args: readonly string[]): Promise<number> {
   });
   if (values.help) return printHelp(importCommand);
   if (positionals.length === 0) throw new UsageError('name at least one card file to import');
+  checkPathArguments(positionals, 'a card file');
+  checkPathOptions(values, { root: 'a folder', out: 'a folder' });
   const format = values.format ?? 'stylish';
   if (format !== 'stylish' && format !== 'json') throw new UsageError(`unknown format \`${format}\`, expected stylish or json`);
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);

@@ -7,6 +7,7 @@ import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
 import { shellWord } from '../shell-word.js';
 import { EXIT, UsageError, printHelp, type Command } from '../command.js';
+import { checkPathArguments } from '../empty-paths.js';
 
 export const initCommand: Command = {
   name: 'init',
@@ -44,6 +45,7 @@ async function runInit(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: [...args], options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   if (values.help) return printHelp(initCommand);
   if (positionals.length > 1) throw new UsageError(`unexpected argument \`${positionals[1]}\`; knoc init takes one folder`);
+  checkPathArguments(positionals, 'the folder to start the repository in');
   const dir = positionals[0] ?? '.';
   const info = await stat(dir).catch(() => undefined);
   if (info && !info.isDirectory()) throw new UsageError(`\`${dir}\` is a file, expected a folder to start the repository in`);

@@ -4,6 +4,7 @@ import { SLUG_RULE, slugProblem, slugify } from '../../scaffold/slug.js';
 import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
+import { checkPathOptions } from '../empty-paths.js';
 
 export const newCommand: Command = {
   name: 'new',
@@ -44,6 +45,7 @@ async function runNew(args: readonly string[]): Promise<number> {
     strict: true,
   });
   if (values.help) return printHelp(newCommand);
+  checkPathOptions(values, { root: 'a folder' });
   const [what, slug, extra] = positionals;
   if (what === undefined) throw new UsageError('say what to create: `knoc new agent <slug>` or `knoc new domain <slug>`');
   if (what !== 'agent' && what !== 'domain') throw new UsageError(`cannot create \`${what}\`, expected \`agent\` or \`domain\` (knoc new agent <slug>)`);

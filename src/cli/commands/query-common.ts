@@ -4,6 +4,7 @@ import { loadFleet, type Fleet, type OutputMismatch } from '../../query/load-fle
 import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
 import { UsageError, isDirectory } from '../command.js';
+import { checkPathOptions } from '../empty-paths.js';
 
 /** Options `knoc domains` and `knoc agents` share. */
 export const QUERY_OPTIONS = {
@@ -28,6 +29,7 @@ on stderr says why.`;
 
 /** Loads the fleet for a query and says on stderr when it did not come from the build. */
 export async function loadFleetForQuery(values: { root?: string | undefined; out?: string | undefined }): Promise<Fleet> {
+  checkPathOptions(values, { root: 'a folder', out: 'a folder' });
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   const fleet = await loadFleet({ ...(values.root !== undefined ? { root: values.root } : {}), ...(values.out !== undefined ? { out: values.out } : {}) });
   if (fleet.from === 'sources') {

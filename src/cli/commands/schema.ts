@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_SCHEMA_DIR } from '../../editor/editor-schemas.js';
 import { writeEditorSchemas } from '../../editor/write-schemas.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
+import { checkPathOptions } from '../empty-paths.js';
 
 export const schemaCommand: Command = {
   name: 'schema',
@@ -39,8 +40,8 @@ async function runSchema(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: [...args], options: { out: { type: 'string' }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   if (values.help) return printHelp(schemaCommand);
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\`; give the folder with --out`);
+  checkPathOptions(values, { root: 'a folder', out: 'a folder' });
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
-  if (values.out === '') throw new UsageError('--out needs a folder');
   const report = await writeEditorSchemas(values.root ?? '.', values.out ?? DEFAULT_SCHEMA_DIR);
   const changed = report.files.filter((f) => f.changed).length;
   const lines = report.files.map((f) => `  ${f.path}  (${f.from}${f.changed ? '' : ', unchanged'})`);

@@ -9,6 +9,7 @@ import { renderWatchSummary } from '../render/watch-summary.js';
 import { choosePaint } from '../paint.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
+import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
 
 /** The port `knoc serve` tries first; when it is taken and no --port was given, any free port. */
 export const DEFAULT_PORT = 4173;
@@ -54,6 +55,8 @@ async function runServe(args: readonly string[]): Promise<number> {
   });
   if (values.help) return printHelp(serveCommand);
   if (positionals.length > 1) throw new UsageError(`unexpected argument \`${positionals[1]}\``);
+  checkPathArguments(positionals, 'the folder to serve');
+  checkPathOptions(values, { root: 'a folder' });
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535 && /^\d+$/.test(values.port!))) throw new UsageError(`--port must be a whole number from 0 to 65535, got \`${values.port}\``);
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);

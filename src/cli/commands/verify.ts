@@ -3,6 +3,7 @@ import { verifyOutput, type CardReport } from '../../pipeline/verify-output.js';
 import { renderStylish } from '../render/stylish.js';
 import { choosePaint } from '../paint.js';
 import { EXIT, UsageError, plural, printHelp, type Command } from '../command.js';
+import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
@@ -45,7 +46,8 @@ async function runVerify(args: readonly string[]): Promise<number> {
     return printHelp(verifyCommand);
   }
   if (values.key !== undefined && values.jwks !== undefined) throw new UsageError('give either --key or --jwks, not both');
-  if (values.key === '' || values.jwks === '') throw new UsageError('--key and --jwks need a file path');
+  checkPathOptions(values, { root: 'a folder', key: 'a file', jwks: 'a file' });
+  checkPathArguments(positionals, 'the output folder or card file to verify');
   if (positionals.length > 1 && positionals.some((p) => !p.endsWith('.json'))) throw new UsageError('give one output folder, or one or more card files (*.json)');
   const result = await verifyOutput({
     ...(values.root !== undefined ? { root: values.root } : {}),

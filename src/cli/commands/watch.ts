@@ -6,6 +6,7 @@ import { choosePaint } from '../paint.js';
 import { renderPhaseTimings } from '../progress.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
+import { checkPathOptions } from '../empty-paths.js';
 
 export const watchCommand: Command = {
   name: 'watch',
@@ -37,6 +38,7 @@ async function runWatch(args: readonly string[]): Promise<number> {
     return printHelp(watchCommand);
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\``);
+  checkPathOptions(values, { root: 'a folder', out: 'a folder' });
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   if (values.quiet && values.verbose) throw new UsageError('--quiet and --verbose ask for opposite things; pick one');
   checkBaseUrlOption(values['base-url']);
