@@ -174,6 +174,30 @@ describe('knoc CLI (real process)', () => {
     expect([...snapshotTree(root).keys()]).toEqual(before);
   });
 
+  // A negative number after an option is its value, out of range, not a missing one; two outputs on one file would lose one.
+  it.each([
+    [['check', '--max-warnings', '-1'], /--max-warnings must be a whole number of 0 or more, got `-1`/],
+    [['build', '--jobs', '-2'], /--jobs must be a whole number from 1 to 64, got `-2`/],
+    [['build', '-j', '-2'], /--jobs must be a whole number from 1 to 64, got `-2`/],
+    [['serve', '--port', '-1'], /--port must be a whole number from 0 to 65535, got `-1`/],
+    [['check', '--format', 'json=r.json', '--format', 'sarif=r.json'], /--format sarif=r\.json: `r\.json` already receives the json report; give each report its own file/],
+    [['check', '--format', 'json=out/r.json', '--format', 'junit=./out/../out/r.json'], /--format junit=\.\/out\/\.\.\/out\/r\.json: `\.\/out\/\.\.\/out\/r\.json` already receives the json report/],
+    [['diff', '--against', 'HEAD', '--format', 'json=r.json', '--format', 'github=r.json'], /--format github=r\.json: `r\.json` already receives the json report/],
+    [['check', '--baseline', 'accepted.json', '--format', 'json=accepted.json'], /--format json=accepted\.json: the report would overwrite the baseline `accepted\.json`/],
+    [['check', '--update-baseline', '--baseline', 'accepted.json', '--format', 'sarif=accepted.json'], /the report would overwrite the baseline `accepted\.json`/],
+    [['build', '--sign-key', 'key.pem', '--format', 'json=key.pem'], /--format json=key\.pem: the report would overwrite the signing key `key\.pem`/],
+  ])('refuses %j as a usage error, writing nothing', (args, message) => {
+    const root = copyRepo(happy);
+    writeFileSync(path.join(root, 'accepted.json'), '{"version":1,"entries":[]}\n');
+    writeFileSync(path.join(root, 'key.pem'), 'not a key\n');
+    const before = snapshotTree(root);
+    const run = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), ...args], { cwd: root, encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1' } });
+    expect(run.stderr).toMatch(message);
+    expect(run.status).toBe(2);
+    expect(run.stderr).not.toMatch(STACK);
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
   it('refuses a folder that is not a repository (KNO1020), writing nothing there, not even a cache', () => {
     const dir = makeTempDir();
     writeFileSync(path.join(dir, 'notes.kno'), 'slug: stray\n');

@@ -10,6 +10,8 @@ export interface RepositoryPlaces {
   root: string;
   /** Undefined for a command that publishes nothing (diff). */
   outDir?: string;
+  /** Files named on the command line that the run reads (a baseline, a signing key): `what` it is and the path as given. */
+  inputs?: readonly { file: string; what: string; given: string }[];
 }
 
 /** The output folder of a run (--out, else the config's `out`, else dist/), read only when a check needs it. */
@@ -22,17 +24,24 @@ export async function repositoryPlaces(root: string | undefined, out: string | u
 /**
  * Refuses a report file (--format NAME=FILE) that would land on something the
  * run reads or publishes: a source (`.kno`, anything under content/ or specs/,
- * knoc.config.yaml, the baseline) or in the output folder, or that is a
- * folder. Checked before anything is built, so a bad target costs nothing; a
- * device or a pipe (`/dev/stdout`) is written like a file.
+ * knoc.config.yaml, the baseline, a signing key) or in the output folder, or
+ * that is a folder, or that another report of the run already goes to. Checked
+ * before anything is built, so a bad target costs nothing; a device or a pipe
+ * (`/dev/stdout`) is written like a file.
  */
 export function checkReportTargets(formats: readonly FormatSpec[], places: RepositoryPlaces): void {
+  const taken = new Map<string, string>();
   for (const format of formats) {
     if (format.path === undefined) continue;
     const target = path.resolve(format.path);
     const info = statSync(target, { throwIfNoEntry: false });
     if (info?.isDirectory()) throw new UsageError(`--format ${format.name}=${format.path}: \`${format.path}\` is a folder, expected the path of a file to write`);
-    const clash = clashOf(realLocation(target), places);
+    const real = realLocation(target);
+    // Two reports on one file: the second would overwrite the first. A device or a pipe takes both, one after the other.
+    const earlier = taken.get(real);
+    if (earlier !== undefined) throw new UsageError(`--format ${format.name}=${format.path}: \`${format.path}\` already receives the ${earlier} report; give each report its own file`);
+    if (!info || info.isFile()) taken.set(real, format.name);
+    const clash = clashOf(real, places);
     if (clash) throw new UsageError(`--format ${format.name}=${format.path}: the report would ${clash}; write it somewhere else`);
   }
 }
@@ -65,12 +74,13 @@ export function checkCacheDir(cacheDir: string, places: RepositoryPlaces): void 
 }
 
 /** What writing at `file` would disturb, in words, or undefined. */
-function clashOf(file: string, { root, outDir }: RepositoryPlaces): string | undefined {
+function clashOf(file: string, { root, outDir, inputs }: RepositoryPlaces): string | undefined {
   const within = (folder: string) => file === folder || file.startsWith(folder + path.sep);
   if (outDir !== undefined && within(realLocation(outDir))) return `go into the output folder \`${path.relative(root, outDir) || '.'}\`, which every build replaces`;
   for (const folder of ['content', 'specs']) if (within(realLocation(path.join(root, folder)))) return `go among the sources in ${folder}/`;
   if (file.endsWith('.kno')) return 'be a `.kno` file, which a build reads as a source';
   for (const name of ['knoc.config.yaml', 'knoc-baseline.json']) if (file === realLocation(path.join(root, name))) return `overwrite ${name}`;
+  for (const input of inputs ?? []) if (file === realLocation(input.file)) return `overwrite the ${input.what} \`${input.given}\``;
   return undefined;
 }
 

@@ -14,6 +14,7 @@ import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
+import { joinNegativeValues } from '../negative-values.js';
 import { checkCacheDir, checkReportTargets, repositoryPlaces, writeReportFile } from '../written-paths.js';
 
 /** The reporting, gating and cache options `build` and `check` share. */
@@ -127,7 +128,7 @@ function isHttpsUrl(value: string): boolean {
 }
 
 async function runBuild(command: 'build' | 'check', args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...args], options: buildOptions, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({ args: joinNegativeValues(args, buildOptions), options: buildOptions, allowPositionals: true, strict: true });
   if (values.help) {
     return printHelp(command === 'build' ? buildCommand : checkCommand);
   }
@@ -156,7 +157,11 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   if (values.jku !== undefined && !isHttpsUrl(values.jku)) throw new UsageError(`--jku must be an absolute https URL, got \`${values.jku}\``);
   if (values.quiet && values.verbose) throw new UsageError('--quiet and --verbose ask for opposite things; pick one');
   if (formats.some((f) => f.path !== undefined) || values['cache-dir']) {
-    const places = await repositoryPlaces(values.root, values.out);
+    const inputs = [
+      ...(values.baseline !== undefined ? [{ file: path.resolve(values.root ?? '.', values.baseline), what: 'baseline', given: values.baseline }] : []),
+      ...(values['sign-key'] !== undefined ? [{ file: path.resolve(values['sign-key']), what: 'signing key', given: values['sign-key'] }] : []),
+    ];
+    const places = { ...(await repositoryPlaces(values.root, values.out)), inputs };
     checkReportTargets(formats, places);
     if (values['cache-dir']) checkCacheDir(values['cache-dir'], places);
   }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readManifest } from '../../emit/read-manifest.js';
 import { resolveOutDir } from '../../pipeline/out-dir.js';
 import { watch } from '../../pipeline/watch.js';
@@ -10,6 +10,7 @@ import { choosePaint } from '../paint.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
+import { joinNegativeValues } from '../negative-values.js';
 
 /** The port `knoc serve` tries first; when it is taken and no --port was given, any free port. */
 export const DEFAULT_PORT = 4173;
@@ -46,13 +47,10 @@ Examples:
   run: runServe,
 };
 
+const serveOptions = { port: { type: 'string' }, host: { type: 'string' }, watch: { type: 'boolean' }, root: { type: 'string' }, 'base-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
+
 async function runServe(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: bareHost(args),
-    options: { port: { type: 'string' }, host: { type: 'string' }, watch: { type: 'boolean' }, root: { type: 'string' }, 'base-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = parseArgs({ args: bareHost(joinNegativeValues(args, serveOptions)), options: serveOptions, allowPositionals: true, strict: true });
   if (values.help) return printHelp(serveCommand);
   if (positionals.length > 1) throw new UsageError(`unexpected argument \`${positionals[1]}\``);
   checkPathArguments(positionals, 'the folder to serve');
