@@ -198,6 +198,21 @@ describe('knoc CLI (real process)', () => {
     expect(snapshotTree(root)).toEqual(before);
   });
 
+  it.each([[['watch']], [['watch', '--quiet']], [['serve', '--watch', '--port', '0']]])('stops %j in a folder that is not a repository (KNO1020), as build does, writing nothing there', (args) => {
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, 'notes.kno'), 'slug: stray\n');
+    for (const [where, cwd] of [['--root', process.cwd()], ['cwd', dir]] as const) {
+      const run = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), ...args, ...(where === '--root' ? ['--root', dir] : [])], { cwd, encoding: 'utf8', timeout: 15_000, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1' } });
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`KNO1020  \`${where === '--root' ? dir : '.'}\` holds neither a knoc.config.yaml nor a content/ folder`);
+      expect(run.stderr).not.toContain('KNO4002');
+      expect(run.stderr).not.toContain('Watching');
+      expect(run.stdout).toBe('');
+      expect(run.stderr).not.toMatch(STACK);
+    }
+    expect([...snapshotTree(dir).keys()]).toEqual(['notes.kno']);
+  });
+
   it('refuses a folder that is not a repository (KNO1020), writing nothing there, not even a cache', () => {
     const dir = makeTempDir();
     writeFileSync(path.join(dir, 'notes.kno'), 'slug: stray\n');

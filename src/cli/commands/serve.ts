@@ -11,6 +11,7 @@ import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../comma
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
 import { joinNegativeValues } from '../negative-values.js';
+import { checkRepository } from '../not-a-repository.js';
 
 /** The port `knoc serve` tries first; when it is taken and no --port was given, any free port. */
 export const DEFAULT_PORT = 4173;
@@ -60,6 +61,7 @@ async function runServe(args: readonly string[]): Promise<number> {
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   if (!values.watch && values['base-url'] !== undefined) throw new UsageError('--base-url only applies with --watch, which builds');
   checkBaseUrlOption(values['base-url']);
+  if (values.watch && !(await checkRepository(values.root))) return EXIT.findings;
   const root = path.resolve(values.root ?? '.');
   const dir = await resolveOutDir(root, positionals[0] === undefined ? undefined : path.relative(root, path.resolve(positionals[0])));
   const shownDir = path.relative(process.cwd(), dir) || '.';

@@ -7,6 +7,7 @@ import { renderPhaseTimings } from '../progress.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
+import { checkRepository } from '../not-a-repository.js';
 
 export const watchCommand: Command = {
   name: 'watch',
@@ -42,6 +43,8 @@ async function runWatch(args: readonly string[]): Promise<number> {
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   if (values.quiet && values.verbose) throw new UsageError('--quiet and --verbose ask for opposite things; pick one');
   checkBaseUrlOption(values['base-url']);
+  // Not a repository: say so (KNO1020) and stop, as build does, rather than watch a folder with nothing to build.
+  if (!(await checkRepository(values.root))) return EXIT.findings;
   const paint = choosePaint(process.stderr, process.env);
   const stop = await watch({
     ...(values.root !== undefined ? { root: values.root } : {}),
