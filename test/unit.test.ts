@@ -164,12 +164,27 @@ describe('parseFile', () => {
   it.each([
     ['65 nested flow lists', `a: ${'['.repeat(64)}${']'.repeat(64)}\n`, 1, 67],
     ['65 nested block mappings', Array.from({ length: 65 }, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n') + ' 1\n', 65, 129],
-    ['5,000 nested lists, past what the YAML parser can compose', `a: ${'['.repeat(5000)}${']'.repeat(5000)}\n`, 1, undefined],
+    // Past what the YAML parser can compose, the limit is still crossed where it is crossed, not where the parser gave up.
+    ['1,000 nested lists, past what the YAML parser can compose', `x-deep: ${'['.repeat(1000)}${']'.repeat(1000)}\n`, 1, 72],
+    ['5,000 nested lists, past what the YAML parser can compose', `a: ${'['.repeat(5000)}${']'.repeat(5000)}\n`, 1, 67],
+    ['100,000 nested lists, past what the YAML parser can compose', `a: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`, 1, 67],
+    ['5,000 nested flow mappings, past what the YAML parser can compose', `a: ${'{a: '.repeat(5000)}1${'}'.repeat(5000)}\n`, 1, 256],
+    ['1,000 nested block mappings', Array.from({ length: 1000 }, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n') + ' 1\n', 65, 129],
   ])('refuses %s with KNO1012', (_name, text, line, column) => {
     const { entity, diagnostics } = parseFile(source(text));
     expect(entity).toBeUndefined();
     expect(diagnostics).toHaveLength(1);
-    expect(diagnostics[0]).toMatchObject({ code: 'KNO1012', range: { start: { line, ...(column ? { column } : {}) } } });
+    expect(diagnostics[0]).toMatchObject({ code: 'KNO1012', range: { start: { line, column } } });
+  });
+
+  it.each([
+    ['an alias with no anchor', 'a: 1\ntitle: *nope\n', 2, 8],
+    ['an alias before its anchor', 'a: 1\nb: [x, *later]\nc: &later 2\n', 2, 8],
+    ['an alias inside a block list', 'a:\n  - &one 1\n  - *one\n  - *two\n', 4, 5],
+  ])('points at %s (KNO1001)', (_name, text, line, column) => {
+    const { entity, diagnostics } = parseFile(source(text));
+    expect(entity).toBeUndefined();
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'KNO1001', message: expect.stringContaining('Unresolved alias'), range: expect.objectContaining({ start: expect.objectContaining({ line, column }) }) })]);
   });
 
   it('accepts nesting up to the limit, and a config may raise or lower it', () => {

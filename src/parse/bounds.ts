@@ -22,8 +22,7 @@ export function findBoundViolations(doc: Document.Parsed, locator: Locate, file:
   const checkDepth = (node: { range?: [number, number, number] | null }, path: readonly unknown[]): symbol | undefined => {
     if (tooDeep || path.filter(isCollection).length + 1 <= limits.maxDepth) return undefined;
     tooDeep = true;
-    const range = node.range ? locator.rangeOfOffsets(node.range[0], node.range[0] + 1) : locator.rangeOfOffsets(0, 0);
-    diagnostics.push(createDiagnostic('KNO1012', { depth: limits.maxDepth }, { file, range }));
+    diagnostics.push(tooDeepAt(node, locator, file, limits));
     return yamlModule().visit.SKIP;
   };
   visit(doc, {
@@ -42,6 +41,52 @@ export function findBoundViolations(doc: Document.Parsed, locator: Locate, file:
     Seq: (_, node, path) => checkDepth(node, path),
   });
   return diagnostics;
+}
+
+function tooDeepAt(node: { range?: [number, number, number] | null }, locator: Locate, file: string, limits: ParseLimits): Diagnostic {
+  const range = node.range ? locator.rangeOfOffsets(node.range[0], node.range[0] + 1) : locator.rangeOfOffsets(0, 0);
+  return createDiagnostic('KNO1012', { depth: limits.maxDepth }, { file, range });
+}
+
+/**
+ * KNO1012 at the first collection nested past the limit, in a document the
+ * parser stopped composing where it ran out of stack, far deeper: what it did
+ * compose still holds the collection where the limit is crossed. Undefined
+ * when it does not (the caller then points where the parser gave up).
+ */
+export function findTooDeep(doc: Document.Parsed, locator: Locate, file: string, limits: ParseLimits): Diagnostic | undefined {
+  let found: Diagnostic | undefined;
+  const checkDepth = (node: { range?: [number, number, number] | null }, path: readonly unknown[]): symbol | undefined => {
+    if (path.filter(isCollection).length + 1 <= limits.maxDepth) return undefined;
+    found = tooDeepAt(node, locator, file, limits);
+    return yamlModule().visit.BREAK;
+  };
+  try {
+    visit(doc, { Map: (_, node, path) => checkDepth(node, path), Seq: (_, node, path) => checkDepth(node, path) });
+  } catch {
+    // The walk, too, ran out of stack.
+    return undefined;
+  }
+  return found;
+}
+
+/** Where the first alias with no anchor before it is: the alias the parser could not resolve. */
+export function firstUnresolvedAlias(doc: Document.Parsed): [number, number] | undefined {
+  const anchors = new Set<string>();
+  let found: [number, number] | undefined;
+  visit(doc, {
+    Node(_, node) {
+      // Nodes come in document order: an anchor counts for the aliases after it.
+      if (isAlias(node)) {
+        if (anchors.has(node.source) || !node.range) return undefined;
+        found = [node.range[0], node.range[1]];
+        return yamlModule().visit.BREAK;
+      }
+      if (node.anchor) anchors.add(node.anchor);
+      return undefined;
+    },
+  });
+  return found;
 }
 
 /** Where the first alias is, so an exhausted alias budget points at real text. */

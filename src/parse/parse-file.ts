@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS, type ParseLimits } from '../model/limits.js';
 import { builtinSpecData } from './builtin-specs.js';
 import { fastParseYaml } from './fast-yaml.js';
 import { yamlModule } from './yaml-module.js';
-import { expandedSize, findBoundViolations, firstAliasOffset } from './bounds.js';
+import { expandedSize, findBoundViolations, findTooDeep, firstAliasOffset, firstUnresolvedAlias } from './bounds.js';
 import type { SourceFile } from '../model/source-file.js';
 import { findDuplicateKeys, findUnrepresentable } from './duplicate-keys.js';
 import { LazyLocator, Locator } from './locator.js';
@@ -81,7 +81,9 @@ export function parseFileFully(source: SourceFile, limits: ParseLimits = source.
     const detail = error instanceof Error ? error.message : String(error);
     // yaml throws a ReferenceError when the aliases expand past the budget ("billion laughs").
     if (/alias count/i.test(detail)) return { diagnostics: [createDiagnostic('KNO1010', { limit: limits.maxAliases }, { file: source.path, range: locator.rangeOfOffsets(...firstAliasOffset(doc)) })] };
-    return { diagnostics: [createDiagnostic('KNO1001', { detail: sentence(detail) }, { file: source.path, range: locator.rangeOfOffsets(0, 0) })] };
+    // An alias whose anchor is not set before it: yaml says which, not where.
+    const alias = /unresolved alias/i.test(detail) ? firstUnresolvedAlias(doc) : undefined;
+    return { diagnostics: [createDiagnostic('KNO1001', { detail: sentence(detail) }, { file: source.path, range: locator.rangeOfOffsets(...(alias ?? [0, 0])) })] };
   }
   if (!isRecord(data)) {
     const range = locator.rangeOf('');
@@ -107,9 +109,10 @@ function yamlDiagnostics(doc: Document.Parsed, source: SourceFile, locator: Loca
   if (syntax?.code === 'MULTIPLE_DOCS') {
     diagnostics.push(createDiagnostic('KNO1004', {}, at(syntax)));
   } else if (syntax?.code === 'RESOURCE_EXHAUSTION') {
-    // The parser ran out of stack: nesting far past any limit. Point at where it gave up first.
+    // The parser ran out of stack: nesting far past any limit. Point where the limit is crossed, else where it gave up first.
+    const limits = source.limits ?? DEFAULT_LIMITS;
     const first = problems.filter((e) => e.code === 'RESOURCE_EXHAUSTION').reduce((a, b) => (b.pos[0] < a.pos[0] ? b : a));
-    diagnostics.push(createDiagnostic('KNO1012', { depth: (source.limits ?? DEFAULT_LIMITS).maxDepth }, at(first)));
+    diagnostics.push(findTooDeep(doc, locator, source.path, limits) ?? createDiagnostic('KNO1012', { depth: limits.maxDepth }, at(first)));
   } else if (syntax?.code === 'TAG_RESOLVE_FAILED') {
     diagnostics.push(createDiagnostic('KNO1013', { tag: source.text.slice(syntax.pos[0], syntax.pos[1]).trim() || 'tag' }, at(syntax)));
   } else if (syntax?.code === 'TAB_AS_INDENT') {
