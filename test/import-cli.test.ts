@@ -232,6 +232,27 @@ describe('knoc import (real process)', () => {
     expect(runCli(['check', '--root', root, '--base-url', 'https://agents.example.org']).status).toBe(0);
   });
 
+  it.each([
+    ['[]', 'a list'],
+    ['"x"', 'a string'],
+    ['7', 'a number'],
+  ])('reports `capabilities` of the wrong type (%s) once (KNO7009)', (value, found) => {
+    const root = makeTempDir();
+    const card = path.join(root, 'card.json');
+    writeFileSync(card, `{
+  "name": "Zed", "description": "d", "version": "1.0.0", "capabilities": ${value},
+  "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+  "skills": [{ "id": "s", "name": "s", "description": "d", "tags": ["t"] }],
+  "supportedInterfaces": [{ "url": "https://a.example/x", "protocolBinding": "JSONRPC", "protocolVersion": "1.0" }]
+}
+`);
+    const run = runCli(['import', card, '--root', root]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr.match(/KNO7009/g)).toEqual(['KNO7009']);
+    expect(run.stderr).toContain(`card.json:2:74  warning  KNO7009  Value \`capabilities\` is ${found}, expected an object; the blueprint does not carry it.`);
+    expect(run.stderr).toContain('1 blueprint written from 1 card, 0 errors, 1 warning\n');
+  });
+
   it('gives each import a fresh ULID', () => {
     const ids = [makeTempDir(), makeTempDir()].map((root) => {
       mkdirSync(path.join(root, 'content'));

@@ -49,7 +49,9 @@ export function convertCard(card: unknown, id: string, ctx: ImportContext): Conv
     ctx.report('KNO7010', { field: 'skills', action: `the blueprint has one skill, \`${slug}\`, that stands for the whole agent` }, card.skills === undefined ? '' : '/skills', card.skills === undefined ? 'value' : 'key');
     skills.push({ id: slug, name, description, tags: [slug] });
   }
-  const extensions = convertExtensions(readObject(card, 'capabilities', '', ctx)?.extensions, '/capabilities/extensions', new Set(skills.map((s) => s.id as string)), ctx);
+  // Read once: both the extensions and the capability flags come from it, and a wrong type is one finding.
+  const declaredCapabilities = readObject(card, 'capabilities', '', ctx) ?? {};
+  const extensions = convertExtensions(declaredCapabilities.extensions, '/capabilities/extensions', new Set(skills.map((s) => s.id as string)), ctx);
 
   const projection: Record<string, unknown> = { name, description };
   const provider = convertProvider(card, ctx);
@@ -58,7 +60,7 @@ export function convertCard(card: unknown, id: string, ctx: ImportContext): Conv
   if (documentationUrl) projection.documentation_url = documentationUrl;
   const iconUrl = readUrl(card, 'iconUrl', '', ctx, 'the blueprint leaves it out');
   if (iconUrl) projection.icon_url = iconUrl;
-  const capabilities = convertCapabilities(card, ctx);
+  const capabilities = convertCapabilities(card, declaredCapabilities, ctx);
   if (capabilities) projection.capabilities = capabilities;
   for (const [key, field] of [['defaultInputModes', 'default_input_modes'], ['defaultOutputModes', 'default_output_modes']] as const) {
     const modes = convertModes(card, key, '', ctx);
@@ -123,8 +125,7 @@ function convertProvider(card: Record<string, unknown>, ctx: ImportContext): Rec
   return { organization, url };
 }
 
-function convertCapabilities(card: Record<string, unknown>, ctx: ImportContext): Record<string, unknown> | undefined {
-  const capabilities = readObject(card, 'capabilities', '', ctx) ?? {};
+function convertCapabilities(card: Record<string, unknown>, capabilities: Record<string, unknown>, ctx: ImportContext): Record<string, unknown> | undefined {
   reportUnknownKeys(capabilities, CAPABILITY_KEYS, '/capabilities', 'capabilities object', ctx, CAPABILITY_HINTS);
   const out: Record<string, unknown> = {};
   for (const [key, field] of [['streaming', 'streaming'], ['pushNotifications', 'push_notifications'], ['extendedAgentCard', 'extended_agent_card']] as const) {
