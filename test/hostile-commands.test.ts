@@ -226,6 +226,35 @@ describe('where reports and the cache are written', () => {
     expect(existsSync(path.join(root, 'content/agent-blueprints/report.json'))).toBe(false);
   });
 
+  it.each([
+    [['--format', 'stylish=dist/x.txt'], /--format stylish=dist\/x\.txt: the report would go into the output folder `dist`, which every build replaces/],
+    [['--format', 'json=dist/agents/changes.json'], /the report would go into the output folder `dist`/],
+    [['--format', 'github=content/changes.txt'], /the report would go among the sources in content\//],
+  ])('refuses diff %j before comparing anything (exit 2), dist/ still verifying', (flags, message) => {
+    const { root, files } = fresh();
+    const base = path.join(files, 'base');
+    cpSync(path.join(root, 'dist'), base, { recursive: true });
+    const before = snapshotTree(path.join(root, 'dist'));
+    expectRefused(knoc(['diff', '--against', base, ...flags], root), message, root, before);
+    expect(existsSync(path.join(root, 'content/changes.txt'))).toBe(false);
+    expect(knoc(['verify'], root).status).toBe(0);
+  });
+
+  it('refuses a diff report in the output folder the config names', () => {
+    const { root, files } = fresh();
+    writeFileSync(path.join(root, 'knoc.config.yaml'), `${readFileSync(path.join(root, 'knoc.config.yaml'), 'utf8')}out: public\n`);
+    expect(knoc(['build'], root).status).toBe(0);
+    const base = path.join(files, 'base');
+    cpSync(path.join(root, 'public'), base, { recursive: true });
+    const run = knoc(['diff', '--against', base, '--format', 'json=public/changes.json'], root);
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/the report would go into the output folder `public`/);
+    expect(existsSync(path.join(root, 'public/changes.json'))).toBe(false);
+    // Outside the output folder, the report is written as before.
+    expect(knoc(['diff', '--against', base, '--format', 'json=changes.json'], root).status).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(root, 'changes.json'), 'utf8'))).toBeTypeOf('object');
+  });
+
   it('refuses --cache-dir . when the repository is reached through a link', () => {
     const { root, files } = fresh();
     const link = path.join(files, 'repo-link');

@@ -8,8 +8,8 @@ import type { FormatSpec } from './formats.js';
 /** The places of a repository a run reads and publishes: no report file or cache may go there. */
 export interface RepositoryPlaces {
   root: string;
-  /** Undefined for a command that publishes nothing (diff). */
-  outDir?: string;
+  /** The output folder builds publish, even for a command that writes none (diff): a stray file there fails `knoc verify`. */
+  outDir: string;
   /** Files named on the command line that the run reads (a baseline, a signing key): `what` it is and the path as given. */
   inputs?: readonly { file: string; what: string; given: string }[];
 }
@@ -76,7 +76,7 @@ export function checkCacheDir(cacheDir: string, places: RepositoryPlaces): void 
 /** What writing at `file` would disturb, in words, or undefined. */
 function clashOf(file: string, { root, outDir, inputs }: RepositoryPlaces): string | undefined {
   const within = (folder: string) => file === folder || file.startsWith(folder + path.sep);
-  if (outDir !== undefined && within(realLocation(outDir))) return `go into the output folder \`${path.relative(root, outDir) || '.'}\`, which every build replaces`;
+  if (within(realLocation(outDir))) return `go into the output folder \`${path.relative(root, outDir) || '.'}\`, which every build replaces`;
   for (const folder of ['content', 'specs']) if (within(realLocation(path.join(root, folder)))) return `go among the sources in ${folder}/`;
   if (file.endsWith('.kno')) return 'be a `.kno` file, which a build reads as a source';
   for (const name of ['knoc.config.yaml', 'knoc-baseline.json']) if (file === realLocation(path.join(root, name))) return `overwrite ${name}`;

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgainstError } from '../../diff/against-error.js';
 import { diff, type DiffResult } from '../../diff/diff.js';
@@ -11,7 +10,7 @@ import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
-import { checkReportTargets, writeReportFile } from '../written-paths.js';
+import { checkReportTargets, repositoryPlaces, writeReportFile } from '../written-paths.js';
 
 const DIFF_FORMATS = ['stylish', 'json', 'github'] as const;
 type DiffFormat = (typeof DIFF_FORMATS)[number];
@@ -74,8 +73,8 @@ async function runDiff(args: readonly string[]): Promise<number> {
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   checkBaseUrlOption(values['base-url']);
   const formats = parseFormats(values.format);
-  // diff publishes nothing, so a report may go into the output folder; never over a source.
-  if (formats.some((f) => f.path !== undefined)) checkReportTargets(formats, { root: path.resolve(values.root ?? '.') });
+  // Not among the sources, and not in the output folder either: a file there that no manifest lists fails `knoc verify` and the next build.
+  if (formats.some((f) => f.path !== undefined)) checkReportTargets(formats, await repositoryPlaces(values.root, undefined));
   let result: DiffResult;
   try {
     result = await diff({ against: values.against, ...(values.root !== undefined ? { root: values.root } : {}), ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}) });
