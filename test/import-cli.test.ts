@@ -253,6 +253,30 @@ describe('knoc import (real process)', () => {
     expect(run.stderr).toContain('1 blueprint written from 1 card, 0 errors, 1 warning\n');
   });
 
+  it('gives a card named like a Windows device a slug the build accepts (`CON` -> `con-agent`), from its name or its file name', () => {
+    const root = makeTempDir();
+    const card = (name: string | undefined) => `{
+  ${name === undefined ? '' : `"name": "${name}", `}"description": "d", "version": "1.0.0", "capabilities": {},
+  "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+  "skills": [{ "id": "s", "name": "s", "description": "d", "tags": ["t"] }],
+  "supportedInterfaces": [{ "url": "https://a.example/x", "protocolBinding": "JSONRPC", "protocolVersion": "1.0" }]
+}
+`;
+    const cards = [path.join(root, 'con.json'), path.join(root, 'lpt1.json'), path.join(root, 'nul.json')];
+    writeFileSync(cards[0]!, card('CON'));
+    writeFileSync(cards[1]!, card('Lpt1'));
+    writeFileSync(cards[2]!, card(undefined));
+    const run = runCli(['import', ...cards, '--root', root]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`${cards[0]} -> content/agent-blueprints/con-agent.kno`);
+    expect(run.stderr).toContain(`${cards[1]} -> content/agent-blueprints/lpt1-agent.kno`);
+    expect(run.stderr).toContain(`${cards[2]} -> content/agent-blueprints/nul-agent.kno`);
+    expect(parse(readFileSync(path.join(root, 'content/agent-blueprints/con-agent.kno'), 'utf8'))).toMatchObject({ slug: 'con-agent', title: 'CON', a2a_projection: { name: 'CON' } });
+    const check = runCli(['check', '--root', root, '--base-url', 'https://agents.example.org']);
+    expect(check.stderr).not.toMatch(/KNO1019|KNO4030/);
+    expect(check.status, check.stderr).toBe(0);
+  });
+
   it('gives each import a fresh ULID', () => {
     const ids = [makeTempDir(), makeTempDir()].map((root) => {
       mkdirSync(path.join(root, 'content'));

@@ -8,7 +8,7 @@ import { convertSecuritySchemes } from './convert-security.js';
 import { convertSkills } from './convert-skills.js';
 import { describeValue, type ImportContext } from './import-context.js';
 import { readBoolean, readObject, readText, readUrl, reportUnknownKeys } from './read-values.js';
-import { semverOf, slugOf } from './slug-of.js';
+import { agentSlugOf, semverOf } from './slug-of.js';
 
 /** The blueprint schema import writes. */
 export const IMPORT_SCHEMA = 'agent-blueprint@0.2.0';
@@ -39,7 +39,7 @@ export function convertCard(card: unknown, id: string, ctx: ImportContext): Conv
   reportUnknownKeys(card, CARD_KEYS, '', 'agent card', ctx);
   const fileName = path.basename(ctx.source.file).replace(/\.json$/i, '');
   const name = readText(card, 'name', '', ctx) ?? missing(ctx, 'name', fileName);
-  const slug = slugOf(name) || slugOf(fileName) || 'imported-agent';
+  const slug = agentSlugOf(name, fileName);
   const description = readText(card, 'description', '', ctx) ?? missing(ctx, 'description', name);
 
   const schemes = convertSecuritySchemes(card.securitySchemes, '/securitySchemes', ctx);

@@ -1,3 +1,5 @@
+import { isReservedName } from '../project/check-card.js';
+
 /** A kebab-case slug for a name: `FAFA — the Voice of FAF` -> `fafa-the-voice-of-faf`; empty when nothing is left. */
 export function slugOf(name: string): string {
   return name
@@ -7,6 +9,17 @@ export function slugOf(name: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .slice(0, 64)
     .replace(/^-+|-+$/g, '');
+}
+
+/**
+ * The slug of an imported agent: from the card's name, else its file name,
+ * else `imported-agent`. A name Windows reserves for a device (`CON` -> `con`)
+ * would make the build refuse the file (KNO1019), so it gets `-agent` after
+ * it, as `knoc new` suggests.
+ */
+export function agentSlugOf(name: string, fileName: string): string {
+  const slug = slugOf(name) || slugOf(fileName) || 'imported-agent';
+  return isReservedName(slug) ? `${slug}-agent` : slug;
 }
 
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
