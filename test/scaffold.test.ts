@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { shellWord } from '../src/cli/shell-word.js';
@@ -112,6 +112,64 @@ describe('knoc init (real processes in temp folders)', () => {
     expect(run.stderr).toContain('knoc init wrote nothing');
     expect(run.stderr).not.toMatch(STACK);
     expect(snapshotTree(dir)).toEqual(before);
+  });
+
+  it('refuses a .gitignore that is a symbolic link (KNO8006, exit 1), leaving the file it points to alone', () => {
+    const parent = makeTempDir();
+    const dir = path.join(parent, 'repo');
+    mkdirSync(dir);
+    const outside = path.join(parent, 'outside-file');
+    writeFileSync(outside, 'outside\n');
+    symlinkSync(outside, path.join(dir, '.gitignore'));
+    const run = runCli(['init', dir]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('.gitignore  error  KNO8006  `.gitignore` is a symbolic link, so nothing was written; knoc never writes through a link.');
+    expect(run.stderr).toContain('knoc init wrote nothing');
+    expect(run.stderr).not.toMatch(STACK);
+    expect(readFileSync(outside, 'utf8')).toBe('outside\n');
+    expect(readdirSync(dir)).toEqual(['.gitignore']);
+  });
+
+  it.each(['content', 'content/agent-blueprints', '.github', '.github/workflows', '.knoc', '.knoc/schemas', 'content/agent-blueprints/feedback-summarizer.kno', '.knoc/schemas/agent-blueprint.schema.json'])(
+    'refuses a folder whose %s is a symbolic link (KNO8006, exit 1), writing nothing there or behind it',
+    (linked) => {
+      const parent = makeTempDir();
+      const dir = path.join(parent, 'repo');
+      const elsewhere = path.join(parent, 'elsewhere');
+      mkdirSync(path.dirname(path.join(dir, linked)), { recursive: true });
+      const isFile = linked.includes('.kno') || linked.endsWith('.json');
+      if (isFile) writeFileSync(elsewhere, 'elsewhere\n');
+      else mkdirSync(elsewhere);
+      symlinkSync(elsewhere, path.join(dir, linked));
+      const before = snapshotTree(dir);
+      const run = runCli(['init', dir]);
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`${linked}  error  KNO8006  \`${linked}\` is a symbolic link, so nothing was written`);
+      expect(run.stderr).toContain('knoc init wrote nothing');
+      expect(run.stderr).not.toMatch(STACK);
+      expect(snapshotTree(dir)).toEqual(before);
+      if (isFile) expect(readFileSync(elsewhere, 'utf8')).toBe('elsewhere\n');
+      else expect(readdirSync(elsewhere)).toEqual([]);
+    },
+  );
+
+  it('says so when .gitignore is a folder, and leaves it alone', () => {
+    const dir = makeTempDir();
+    mkdirSync(path.join(dir, '.gitignore'));
+    const run = runCli(['init', dir]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain('  .gitignore (left alone: it is a folder, not a file; ignore dist/ and node_modules/ yourself)');
+    expect(readdirSync(path.join(dir, '.gitignore'))).toEqual([]);
+    buildClean(dir);
+  });
+
+  it.runIf(process.platform !== 'win32')('leaves a .gitignore that is a named pipe alone instead of waiting on it', () => {
+    const dir = makeTempDir();
+    spawnSync('mkfifo', [path.join(dir, '.gitignore')]);
+    const child = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), 'init', dir], { encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1' } });
+    expect(child.error, 'finishes within the time bound').toBeUndefined();
+    expect(child.status, child.stderr).toBe(0);
+    expect(child.stderr).toContain('  .gitignore (left alone: it is not a regular file; ignore dist/ and node_modules/ yourself)');
   });
 
   it('is a usage error (exit 2) when DIR is a file or more than one folder is named', () => {

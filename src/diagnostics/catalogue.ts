@@ -817,6 +817,14 @@ export const catalogue = {
     hint: 'Run `knoc init` there first, or point --root at the repository.',
     explanation: '`knoc new` adds a blueprint or a domain to an existing repository. In a folder that has neither a knoc.config.yaml nor a content/ folder (a mistyped --root, or the wrong working directory) the new file would not build, so it stops before writing anything.',
   },
+  KNO8006: {
+    title: 'Symbolic link in the way',
+    severity: 'error',
+    message: '`{path}` is a symbolic link, so nothing was written; knoc never writes through a link.',
+    hint: 'Replace the link with the file or folder itself, or remove it, then run the command again.',
+    explanation:
+      '`knoc init`, `knoc new` and `knoc schema` write into the repository: the scaffolded files, the .gitignore, the editor schemas in .knoc/schemas/. When one of those files, or a folder on the way to it, is a symbolic link, a write would land wherever the link points, perhaps outside the repository, so they stop before writing anything. The build does not follow links either: a linked content folder is reported as KNO1005 and not read.',
+  },
   KNO8030: {
     title: 'URL that pages cannot link',
     severity: 'warning',

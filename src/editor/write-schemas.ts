@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { surveyRepo, type RepoSurvey } from '../scaffold/survey-repo.js';
 import { DEFAULT_SCHEMA_DIR, editorSchemas } from './editor-schemas.js';
 import { makeDirectory } from '../model/make-directory.js';
+import { findLinks } from '../emit/find-links.js';
 
 /** What writing the editor schemas did. */
 export interface SchemaWriteReport {
@@ -39,6 +40,12 @@ export async function writeEditorSchemas(root: string, dir = DEFAULT_SCHEMA_DIR,
     files.push({ path: relative(absoluteRoot, file), from: schema.from, changed });
   }
   return { dir: relative(absoluteRoot, target), files, domains };
+}
+
+/** The symbolic links on the way to the editor schemas in `dir` (relative to the root): a write there would land wherever they point. */
+export async function findSchemaLinks(root: string, dir: string, survey: RepoSurvey): Promise<string[]> {
+  const target = path.resolve(root, dir);
+  return findLinks(root, [target, ...editorSchemas(survey.specs, []).map((schema) => path.join(target, schema.file))]);
 }
 
 function relative(root: string, file: string): string {

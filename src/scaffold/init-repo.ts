@@ -6,13 +6,15 @@ import { CONFIG_FILE } from '../config/load-config.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { CONFIG_SCHEMA_FILE, DEFAULT_SCHEMA_DIR } from '../editor/editor-schemas.js';
-import { writeEditorSchemas, type SchemaWriteReport } from '../editor/write-schemas.js';
+import { findSchemaLinks, writeEditorSchemas, type SchemaWriteReport } from '../editor/write-schemas.js';
 import { KNOC_VERSION } from '../model/version.js';
 import { newEntityPath, renderNewEntity, schemaPathFrom } from './new-entity.js';
 import { schemaFileOf } from '../editor/editor-schemas.js';
 import { renderScaffold } from './scaffold-templates.js';
 import { slugify, titleOf } from './slug.js';
 import { writeNewFile } from '../emit/write-new-file.js';
+import { findLinks } from '../emit/find-links.js';
+import { surveyRepo } from './survey-repo.js';
 
 /** The example agent and domain a new repository starts with. */
 export const INIT_EXAMPLE = { agent: 'feedback-summarizer', domain: 'customer-feedback' } as const;
@@ -39,6 +41,8 @@ export interface InitResult {
   appended: string[];
   /** Existing files left as they were (package.json). */
   kept: string[];
+  /** Files init would merge into but left alone, and why (a .gitignore that is a folder). */
+  skipped: { path: string; reason: string }[];
   diagnostics: Diagnostic[];
   schemas?: SchemaWriteReport;
 }
@@ -49,22 +53,29 @@ export interface InitResult {
  * .gitignore, a package.json that depends on knoc, and the editor schemas.
  * A folder that already has other files is fine; one that already holds
  * blueprints or a config, or any file init would create, is refused before
- * anything is written (KNO8004, KNO8001). An existing .gitignore gets the
- * missing lines; an existing package.json is kept.
+ * anything is written (KNO8004, KNO8001), and so is one where any of those
+ * files, or a folder on the way to one, is a symbolic link (KNO8006). An
+ * existing .gitignore gets the missing lines (one that is not a regular file
+ * is left alone); an existing package.json is kept.
  */
 export async function initRepo(options: InitOptions): Promise<InitResult> {
   const dir = path.resolve(options.dir);
   const newId = options.newId ?? monotonicFactory();
   const files = planInit(dir, newId);
   const diagnostics: Diagnostic[] = [];
+  // A write through a link lands wherever it points: every file init writes, and every folder on the way, must be the folder's own.
+  const linked = (await exists(dir)) ? [...(await findLinks(dir, files.map((file) => file.path))), ...(await findSchemaLinks(dir, DEFAULT_SCHEMA_DIR, await surveyRepo(dir)))] : [];
+  const behindLink = (file: string) => linked.some((link) => file === link || file.startsWith(`${link}/`));
+  for (const link of [...new Set(linked)].sort()) diagnostics.push(createDiagnostic('KNO8006', { path: link }, { file: link }));
   const existingKno = await globby('content/**/*.kno', { cwd: dir, onlyFiles: true, followSymbolicLinks: false }).catch(() => []);
-  if (await exists(path.join(dir, CONFIG_FILE))) diagnostics.push(createDiagnostic('KNO8004', { path: CONFIG_FILE, what: 'a knoc configuration' }, { file: CONFIG_FILE }));
+  if (!behindLink(CONFIG_FILE) && (await exists(path.join(dir, CONFIG_FILE)))) diagnostics.push(createDiagnostic('KNO8004', { path: CONFIG_FILE, what: 'a knoc configuration' }, { file: CONFIG_FILE }));
   if (existingKno.length > 0) diagnostics.push(createDiagnostic('KNO8004', { path: 'content/', what: `${existingKno.length} .kno file${existingKno.length === 1 ? '' : 's'}` }, { file: 'content' }));
+  const refusedRepository = diagnostics.some((d) => d.code === 'KNO8004');
   for (const file of files) {
-    if (file.path === CONFIG_FILE && diagnostics.length > 0) continue;
+    if ((file.path === CONFIG_FILE && refusedRepository) || behindLink(file.path)) continue;
     if (file.mode === 'create' && (await exists(path.join(dir, file.path)))) diagnostics.push(createDiagnostic('KNO8001', { path: file.path }, { file: file.path }));
   }
-  const result: InitResult = { written: [], appended: [], kept: [], diagnostics };
+  const result: InitResult = { written: [], appended: [], kept: [], skipped: [], diagnostics };
   if (diagnostics.length > 0) return result;
 
   for (const file of files) {
@@ -76,9 +87,19 @@ export async function initRepo(options: InitOptions): Promise<InitResult> {
       if (await writeNewFile(target, file.text)) result.written.push(file.path);
       else result.kept.push(file.path);
     } else {
+      const info = await lstat(target).catch(() => undefined);
+      if (info === undefined) {
+        if (await writeNewFile(target, file.text)) result.written.push(file.path);
+        continue;
+      }
+      // A folder, a pipe or a device in its place is not read (a pipe would never end), and not replaced.
+      if (!info.isFile()) {
+        result.skipped.push({ path: file.path, reason: info.isDirectory() ? 'it is a folder, not a file' : 'it is not a regular file' });
+        continue;
+      }
       const current = await readFile(target, 'utf8').catch(() => undefined);
       if (current === undefined) {
-        if (await writeNewFile(target, file.text)) result.written.push(file.path);
+        result.skipped.push({ path: file.path, reason: 'it cannot be read' });
         continue;
       }
       const present = new Set(current.split(/\r?\n/).map((line) => line.trim()));

@@ -28,10 +28,12 @@ missing) that builds as it is:
 Other files in DIR are fine: an existing .gitignore gets the missing lines and
 an existing package.json is left alone. A folder that already has a
 knoc.config.yaml or .kno files under content/, or any file init would create,
-is refused and nothing is written: init never overwrites.
+is refused and nothing is written: init never overwrites. So is one where a
+file init would write (.gitignore too), or a folder on the way to one, is a
+symbolic link: init never writes through a link.
 
-Exit codes: 0 created, 1 refused (the folder already holds these files),
-2 usage error.
+Exit codes: 0 created, 1 refused (the folder already holds these files, or a
+link is in the way), 2 usage error.
 
 Examples:
   knoc init my-agents
@@ -62,6 +64,7 @@ async function runInit(args: readonly string[]): Promise<number> {
   for (const file of result.written) lines.push(`  ${file}`);
   for (const file of result.appended) lines.push(`  ${file} (added dist/ and node_modules/)`);
   for (const file of result.kept) lines.push(`  ${file} (kept as it was${file === 'package.json' ? '; add knoc with `npm install --save-dev knoc`' : ''})`);
+  for (const file of result.skipped) lines.push(`  ${file.path} (left alone: ${file.reason}; ignore dist/ and node_modules/ yourself)`);
   if (result.schemas) lines.push(`  ${result.schemas.dir}/ (JSON Schemas for your editor; see docs/editor.md in knoc)`);
   lines.push('', 'Next:');
   if (shown !== '.') lines.push(`  cd ${shellWord(shown)}`);
