@@ -1,5 +1,5 @@
 // `knoc import` as a user runs it: a real process, real files.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -275,6 +275,26 @@ describe('knoc import (real process)', () => {
     const check = runCli(['check', '--root', root, '--base-url', 'https://agents.example.org']);
     expect(check.stderr).not.toMatch(/KNO1019|KNO4030/);
     expect(check.status, check.stderr).toBe(0);
+  });
+
+  it.each([
+    ['content/agent-blueprints', []],
+    ['content', []],
+    ['content/agent-blueprints/imported', ['--out', 'content/agent-blueprints/imported']],
+  ])('refuses to write behind a linked %s (KNO7024, exit 1), which the build would not read', (linked, args) => {
+    const parent = makeTempDir();
+    const root = path.join(parent, 'repo');
+    const elsewhere = path.join(parent, 'elsewhere');
+    mkdirSync(path.join(elsewhere, 'agent-blueprints'), { recursive: true });
+    mkdirSync(path.dirname(path.join(root, linked)), { recursive: true });
+    symlinkSync(linked === 'content' ? elsewhere : path.join(elsewhere, 'agent-blueprints'), path.join(root, linked));
+    const run = runCli(['import', V03_SAMPLE, '--root', root, ...args]);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain(`${linked}  error  KNO7024  Blueprints cannot go to \``);
+    expect(run.stderr).toContain(`\`${linked}\` is a symbolic link, and knoc never writes through a link, so no card is imported.`);
+    expect(run.stderr).toContain('0 blueprints written from 1 card, 1 error');
+    expect(run.stderr).not.toMatch(STACK);
+    expect(readdirSync(path.join(elsewhere, 'agent-blueprints'))).toEqual([]);
   });
 
   it('gives each import a fresh ULID', () => {

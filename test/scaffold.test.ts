@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { shellWord } from '../src/cli/shell-word.js';
@@ -177,6 +177,66 @@ describe('knoc init (real processes in temp folders)', () => {
     writeFileSync(path.join(dir, 'file'), '');
     expect(runCli(['init', path.join(dir, 'file')])).toMatchObject({ status: 2, stderr: expect.stringContaining('is a file, expected a folder') });
     expect(runCli(['init', 'a', 'b'], {}, dir)).toMatchObject({ status: 2, stderr: expect.stringContaining('unexpected argument `b`') });
+  });
+});
+
+describe('writing through symbolic links: knoc new and knoc schema refuse (KNO8006, exit 1)', () => {
+  /** A repository from `knoc init`, with `linked` moved to a folder beside it and a link left in its place. */
+  function linkedRepo(linked: string): { dir: string; elsewhere: string } {
+    const parent = makeTempDir();
+    const dir = path.join(parent, 'repo');
+    expect(runCli(['init', dir]).status).toBe(0);
+    const elsewhere = path.join(parent, 'elsewhere');
+    mkdirSync(path.dirname(path.join(dir, linked)), { recursive: true });
+    renameSync(path.join(dir, linked), elsewhere);
+    symlinkSync(elsewhere, path.join(dir, linked));
+    return { dir, elsewhere };
+  }
+
+  function expectLinkRefused(run: ReturnType<typeof runCli>, linked: string, command: string): void {
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain(`${linked}  error  KNO8006  \`${linked}\` is a symbolic link, so nothing was written; knoc never writes through a link.`);
+    expect(run.stderr).toContain(`knoc ${command} wrote nothing`);
+    expect(run.stderr).not.toMatch(STACK);
+  }
+
+  it.each([
+    ['content/agent-blueprints', ['new', 'agent', 'zz']],
+    ['content', ['new', 'agent', 'zz']],
+    ['content/perception-domains', ['new', 'domain', 'zz']],
+    ['.knoc/schemas', ['new', 'domain', 'zz']],
+    ['.knoc', ['new', 'agent', 'zz']],
+    ['.knoc/schemas/agent-blueprint.schema.json', ['new', 'agent', 'zz']],
+  ])('knoc new refuses a linked %s, writing nothing there or behind it', (linked, args) => {
+    const { dir, elsewhere } = linkedRepo(linked);
+    const behind = snapshotTree(path.dirname(elsewhere));
+    const before = snapshotTree(dir);
+    expectLinkRefused(runCli([...args, '--root', dir]), linked, 'new');
+    expect(snapshotTree(dir)).toEqual(before);
+    expect(snapshotTree(path.dirname(elsewhere))).toEqual(behind);
+  });
+
+  it.each([
+    ['.knoc/schemas', []],
+    ['.knoc', []],
+    ['.knoc/schemas/knoc.config.schema.json', []],
+    ['schemas', ['--out', 'schemas/editor']],
+  ])('knoc schema refuses a linked %s, writing nothing behind it', (linked, args) => {
+    const parent = makeTempDir();
+    const dir = path.join(parent, 'repo');
+    expect(runCli(['init', dir]).status).toBe(0);
+    const elsewhere = path.join(parent, 'elsewhere');
+    if (linked.endsWith('.json')) writeFileSync(elsewhere, '{}\n');
+    else mkdirSync(elsewhere);
+    rmSync(path.join(dir, linked), { recursive: true, force: true });
+    mkdirSync(path.dirname(path.join(dir, linked)), { recursive: true });
+    symlinkSync(elsewhere, path.join(dir, linked));
+    // A new domain, so every schema would change.
+    expect(runCli(['new', 'domain', 'billing-events', '--root', dir]).status).toBe(linked.startsWith('.knoc') ? 1 : 0);
+    const behind = snapshotTree(parent);
+    expectLinkRefused(runCli(['schema', '--root', dir, ...args]), linked, 'schema');
+    expect(snapshotTree(parent)).toEqual(behind);
+    if (linked.endsWith('.json')) expect(readFileSync(elsewhere, 'utf8')).toBe('{}\n');
   });
 });
 

@@ -6,6 +6,7 @@ import { DEFAULT_LIMITS } from '../model/limits.js';
 import { monotonicFactory } from 'ulid';
 import { createDiagnostic } from '../diagnostics/create.js';
 import { writeNewFile } from '../emit/write-new-file.js';
+import { findLinks } from '../emit/find-links.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { findAgentSlugs } from './existing-slugs.js';
 import { importCard } from './import-card.js';
@@ -48,13 +49,21 @@ export interface ImportResult {
  * Imports every card into `<out>/<slug>.kno`. A card that cannot be read or
  * parsed, whose blueprint path is taken, or whose slug another blueprint of the
  * repository already has, writes nothing (KNO7016, KNO7001, KNO7007, KNO7019);
- * the others are still imported. An existing file is never replaced.
+ * the others are still imported. An existing file is never replaced, and
+ * nothing is written when a folder on the way to `out` is a symbolic link
+ * (KNO7024).
  */
 export async function importCards(options: ImportOptions): Promise<ImportResult> {
   const root = path.resolve(options.root ?? '.');
   const outDir = path.resolve(root, options.out ?? DEFAULT_IMPORT_OUT);
   const newId = options.newId ?? monotonicFactory();
   const result: ImportResult = { written: [], diagnostics: [], sources: new Map() };
+  const shownOut = (path.relative(root, outDir) || '.').split(path.sep).join('/');
+  // A write through a link lands wherever it points, and the build would not read what is behind it.
+  for (const link of await findLinks(root, [outDir])) {
+    result.diagnostics.push(createDiagnostic('KNO7024', { out: shownOut, reason: `\`${link}\` is a symbolic link, and knoc never writes through a link` }, { file: link }));
+  }
+  if (result.diagnostics.length > 0) return result;
   const slugs = await findAgentSlugs(root);
   for (const file of options.files) {
     const label = file.split(path.sep).join('/');

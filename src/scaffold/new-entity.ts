@@ -6,7 +6,8 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { suggestClosest } from '../diagnostics/suggest.js';
 import { collectionOfKind, AGENT_KIND, DOMAIN_KIND } from '../model/entity.js';
 import { DEFAULT_SCHEMA_DIR, schemaFileOf } from '../editor/editor-schemas.js';
-import { writeEditorSchemas, type SchemaWriteReport } from '../editor/write-schemas.js';
+import { findSchemaLinks, writeEditorSchemas, type SchemaWriteReport } from '../editor/write-schemas.js';
+import { findLinks } from '../emit/find-links.js';
 import { renderScaffold } from './scaffold-templates.js';
 import { slugProblem, titleOf } from './slug.js';
 import { surveyRepo, type RepoSurvey } from './survey-repo.js';
@@ -69,8 +70,9 @@ export function schemaPathFrom(file: string, schemaFile: string): string {
 /**
  * Writes a new agent blueprint or perception domain with a fresh ULID, never
  * over an existing file and never with a slug another file already declares;
- * a new agent's domains must all exist. Then refreshes the editor schemas, so
- * a new domain is offered as a completion at once.
+ * a new agent's domains must all exist, and never through a symbolic link
+ * (KNO8006). Then refreshes the editor schemas, so a new domain is offered as
+ * a completion at once.
  */
 export async function newEntity(options: NewEntityOptions): Promise<NewEntityResult> {
   if (slugProblem(options.slug) !== undefined) throw new RangeError(`not a slug: ${options.slug}`);
@@ -93,6 +95,9 @@ export async function newEntity(options: NewEntityOptions): Promise<NewEntityRes
     const near = suggestClosest(domain, survey.domains.keys());
     diagnostics.push(createDiagnostic('KNO8003', { slug: domain }, near ? { hint: `Did you mean \`${near}\`? (\`knoc domains\` lists every domain.)` } : {}));
   }
+  // A write through a link lands wherever it points: the new file's folders and the editor schemas must be the repository's own.
+  const linked = [...(await findLinks(root, [file])), ...(options.writeSchemas === false ? [] : await findSchemaLinks(root, DEFAULT_SCHEMA_DIR, survey))];
+  for (const link of linked) diagnostics.push(createDiagnostic('KNO8006', { path: link }, { file: link }));
   if (diagnostics.length > 0) return { diagnostics, sources: survey.files };
   const newId = options.newId ?? monotonicFactory();
   const text = renderNewEntity(options.kind, options.slug, newId(), { ...(options.domains ? { domains: options.domains } : {}), schemaPath: schemaPathFrom(file, schemaFileOf(kindName)) });

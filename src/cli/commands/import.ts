@@ -18,8 +18,9 @@ additionalInterfaces, security and type: security schemes) and writes a blueprin
 Everything the card says that a blueprint cannot carry (unknown keys, modes that
 are not MIME types, missing tags, relative URLs, signatures) is reported with the
 card's file, line and column. Building the blueprint gives back the card, plus
-knoc's provenance extension. An existing file is never overwritten, and a card
-whose slug another blueprint of the repository already has is not imported.
+knoc's provenance extension. An existing file is never overwritten, a card
+whose slug another blueprint of the repository already has is not imported,
+and nothing is written through a symbolic link (a linked content/ folder).
 
 Options:
   --out DIR               where blueprints go, relative to the root
@@ -28,8 +29,8 @@ Options:
   -f, --format NAME       stylish (default, to stderr) or json (to stdout)
 
 Exit codes: 0 every card imported (warnings say what was not carried), 1 a card
-could not be read or parsed, or its blueprint file or slug already exists, 2 usage
-error.
+could not be read or parsed, or its blueprint file or slug already exists, or
+the folder is a symbolic link, 2 usage error.
 
 Examples:
   knoc import agent-card.json

@@ -18,16 +18,17 @@ and skills. The file's first line points your editor at the schemas in
 .knoc/schemas/, which are refreshed so a new domain completes at once.
 
 A slug is ${SLUG_RULE}.
-knoc new never overwrites a file and refuses a slug another file already
-declares. For an agent, every domain in --domains must exist; a typo gets the
+knoc new never overwrites a file, never writes through a symbolic link (a
+linked content/ folder or .knoc/schemas/), and refuses a slug another file
+already declares. For an agent, every domain in --domains must exist; a typo gets the
 nearest existing slug as a suggestion.
 
 Options:
   --domains a,b   perception domains the new agent perceives (repeatable)
   --root DIR      the repository (default: current directory)
 
-Exit codes: 0 written, 1 refused (the file or slug exists, a domain is unknown),
-2 usage error (such as a slug that is not kebab-case).
+Exit codes: 0 written, 1 refused (the file or slug exists, a domain is unknown,
+a symbolic link is in the way), 2 usage error (such as a slug that is not kebab-case).
 
 Examples:
   knoc new domain billing-events

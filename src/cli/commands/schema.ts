@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCHEMA_DIR } from '../../editor/editor-schemas.js';
 import { writeEditorSchemas } from '../../editor/write-schemas.js';
+import { choosePaint } from '../paint.js';
+import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkPathOptions } from '../empty-paths.js';
 
@@ -28,6 +30,11 @@ Options:
   --out DIR    where to write, relative to the root (default: ${DEFAULT_SCHEMA_DIR})
   --root DIR   the repository (default: current directory)
 
+knoc never writes through a symbolic link: when DIR, a folder on the way to it
+or one of the files is a link, nothing is written (KNO8006).
+
+Exit codes: 0 written, 1 refused (a symbolic link in the way), 2 usage error.
+
 Examples:
   knoc schema
   knoc schema --out schemas
@@ -43,6 +50,11 @@ async function runSchema(args: readonly string[]): Promise<number> {
   checkPathOptions(values, { root: 'a folder', out: 'a folder' });
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   const report = await writeEditorSchemas(values.root ?? '.', values.out ?? DEFAULT_SCHEMA_DIR);
+  if (report.diagnostics.length > 0) {
+    const paint = choosePaint(process.stderr, process.env);
+    process.stderr.write(`${renderStylish(report.diagnostics, () => undefined, paint)}\n\n${paint.red('knoc schema wrote nothing')}\n`);
+    return EXIT.findings;
+  }
   const changed = report.files.filter((f) => f.changed).length;
   const lines = report.files.map((f) => `  ${f.path}  (${f.from}${f.changed ? '' : ', unchanged'})`);
   process.stderr.write(`${plural(report.files.length, 'schema')} in ${report.dir}/, ${changed} changed; ${plural(report.domains.length, 'domain slug')} offered as completions\n${lines.join('\n')}\n`);
