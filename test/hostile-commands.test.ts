@@ -144,11 +144,11 @@ describe('commands other than build read the sources under the configured limits
     const card = path.join(files, 'drift-sentinel.json');
     cpSync(path.join(root, CARD), card);
     // Into another folder: only the repository's own blueprint, read under the configured limit, says the slug is taken.
-    const run = knoc(['import', '--root', root, '--out', 'content/imported', card], root);
+    const run = knoc(['import', '--root', root, '--out', 'content/agent-blueprints/imported', card], root);
     expect(run.status, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/KNO7019/);
     expect(run.stderr).toContain(BLUEPRINT);
-    expect(existsSync(path.join(root, 'content/imported/drift-sentinel.kno'))).toBe(false);
+    expect(existsSync(path.join(root, 'content/agent-blueprints/imported/drift-sentinel.kno'))).toBe(false);
   });
 
   it('the queries read the published build when a blueprint is larger than the default limit but within the configured one', () => {

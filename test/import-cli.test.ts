@@ -297,6 +297,43 @@ describe('knoc import (real process)', () => {
     expect(readdirSync(path.join(elsewhere, 'agent-blueprints'))).toEqual([]);
   });
 
+  it.each([
+    ['dist', 'it is in the output folder `dist`, which every build replaces'],
+    ['dist/agents', 'it is in the output folder `dist`, which every build replaces'],
+    ['content/perception-domains', 'the build reads agent blueprints only from content/agent-blueprints/ and the folders under it'],
+    ['content', 'the build reads agent blueprints only from content/agent-blueprints/ and the folders under it'],
+    ['imported', 'the build reads agent blueprints only from content/agent-blueprints/ and the folders under it'],
+    ['../elsewhere', 'the build reads agent blueprints only from content/agent-blueprints/ and the folders under it'],
+    ['content/agent-blueprints/con', 'its path uses `con`, a name Windows reserves for a device, so the build would not read it'],
+  ])('refuses --out %s, where the build would not read a blueprint or would fail (KNO7024, exit 1)', (out, reason) => {
+    const parent = makeTempDir();
+    const root = path.join(parent, 'repo');
+    mkdirSync(path.join(root, 'content'), { recursive: true });
+    const run = runCli(['import', V03_SAMPLE, '--root', root, '--out', out]);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain(`error  KNO7024  Blueprints cannot go to \`${out}\`: ${reason}, so no card is imported.`);
+    expect(run.stderr).toContain('hint: Import into content/agent-blueprints/ (the default) or a folder under it, such as `--out content/agent-blueprints/imported`.');
+    expect(run.stderr).toContain('0 blueprints written from 1 card, 1 error');
+    expect(run.stderr).not.toMatch(STACK);
+    expect(readdirSync(parent)).toEqual(['repo']);
+    expect(readdirSync(root)).toEqual(['content']);
+    expect(readdirSync(path.join(root, 'content'))).toEqual([]);
+  });
+
+  it('refuses --out in the output folder the config names (KNO7024), and takes a folder under content/agent-blueprints/', () => {
+    const root = makeTempDir();
+    mkdirSync(path.join(root, 'content'));
+    writeFileSync(path.join(root, 'knoc.config.yaml'), 'out: public\nbase_url: https://agents.example.org\n');
+    const run = runCli(['import', V03_SAMPLE, '--root', root, '--out', 'public/imported']);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain('KNO7024  Blueprints cannot go to `public/imported`: it is in the output folder `public`, which every build replaces');
+    expect(existsSync(path.join(root, 'public'))).toBe(false);
+    const nested = runCli(['import', V03_SAMPLE, '--root', root, '--out', 'content/agent-blueprints/team/imported']);
+    expect(nested.status, nested.stderr).toBe(0);
+    expect(nested.stderr).toContain('-> content/agent-blueprints/team/imported/geospatial-route-planner-agent.kno');
+    expect(runCli(['check', '--root', root]).status).toBe(0);
+  });
+
   it('gives each import a fresh ULID', () => {
     const ids = [makeTempDir(), makeTempDir()].map((root) => {
       mkdirSync(path.join(root, 'content'));

@@ -783,11 +783,12 @@ export const catalogue = {
     explanation: 'An extension is identified by its URI, and a blueprint declares each URI once (KNO2025): clients look an extension up by its URI and read one entry. Import keeps the first entry of a URI, the one such a client reads, and leaves out the rest. URIs are compared as a URL parser reads them, so a change of case in the scheme or host is the same URI.',
   },
   KNO7024: {
-    title: 'Folder blueprints cannot go to',
+    title: 'Blueprint folder refused',
     severity: 'error',
     message: 'Blueprints cannot go to `{out}`: {reason}, so no card is imported.',
-    hint: 'Replace the link with the folder itself, or import into another folder with `--out`.',
-    explanation: '`knoc import` writes blueprints for the next build to read, into the repository. When the folder it writes to, or a folder on the way to it (content/, content/agent-blueprints/), is a symbolic link, a blueprint would land wherever the link points, perhaps outside the repository, and the build would not read it (it reports a linked folder as KNO1005), so nothing is imported.',
+    hint: 'Replace the link with the folder itself, or import into another folder under content/agent-blueprints/ with `--out`.',
+    explanation:
+      '`knoc import` writes blueprints for the next build to read, so `--out` must name content/agent-blueprints/ (the default) or a folder under it. Elsewhere the build would not read them (outside content/), would refuse them as an agent in another kind\'s folder (KNO3011) or a path Windows cannot check out (KNO1019), or would refuse to publish at all (a file in the output folder that knoc did not write, KNO5002). When the folder, or a folder on the way to it, is a symbolic link, a blueprint would land wherever the link points, perhaps outside the repository, and the build would not read it (KNO1005). In each case nothing is imported.',
   },
   KNO8001: {
     title: 'File already exists',

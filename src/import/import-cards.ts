@@ -7,6 +7,7 @@ import { monotonicFactory } from 'ulid';
 import { createDiagnostic } from '../diagnostics/create.js';
 import { writeNewFile } from '../emit/write-new-file.js';
 import { findLinks } from '../emit/find-links.js';
+import { IMPORT_OUT_HINT, importOutProblem } from './import-out.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { findAgentSlugs } from './existing-slugs.js';
 import { importCard } from './import-card.js';
@@ -23,7 +24,7 @@ export interface ImportOptions {
   files: readonly string[];
   /** The repository; default: the current directory. */
   root?: string;
-  /** The folder blueprints are written to, relative to the root; default content/agent-blueprints. */
+  /** The folder blueprints are written to, relative to the root: content/agent-blueprints (the default) or a folder under it. */
   out?: string;
   /** Makes each blueprint's ULID; default: a fresh, monotonic ULID. */
   newId?: () => string;
@@ -50,8 +51,8 @@ export interface ImportResult {
  * parsed, whose blueprint path is taken, or whose slug another blueprint of the
  * repository already has, writes nothing (KNO7016, KNO7001, KNO7007, KNO7019);
  * the others are still imported. An existing file is never replaced, and
- * nothing is written when a folder on the way to `out` is a symbolic link
- * (KNO7024).
+ * nothing is written when `out` is not a folder the build reads blueprints
+ * from, or a folder on the way to it is a symbolic link (KNO7024).
  */
 export async function importCards(options: ImportOptions): Promise<ImportResult> {
   const root = path.resolve(options.root ?? '.');
@@ -59,6 +60,11 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
   const newId = options.newId ?? monotonicFactory();
   const result: ImportResult = { written: [], diagnostics: [], sources: new Map() };
   const shownOut = (path.relative(root, outDir) || '.').split(path.sep).join('/');
+  const misplaced = importOutProblem(root, outDir);
+  if (misplaced !== undefined) {
+    result.diagnostics.push(createDiagnostic('KNO7024', { out: shownOut, reason: misplaced }, { hint: IMPORT_OUT_HINT }));
+    return result;
+  }
   // A write through a link lands wherever it points, and the build would not read what is behind it.
   for (const link of await findLinks(root, [outDir])) {
     result.diagnostics.push(createDiagnostic('KNO7024', { out: shownOut, reason: `\`${link}\` is a symbolic link, and knoc never writes through a link` }, { file: link }));

@@ -23,14 +23,15 @@ whose slug another blueprint of the repository already has is not imported,
 and nothing is written through a symbolic link (a linked content/ folder).
 
 Options:
-  --out DIR               where blueprints go, relative to the root
-                          (default: ${DEFAULT_IMPORT_OUT})
+  --out DIR               where blueprints go, relative to the root:
+                          ${DEFAULT_IMPORT_OUT} (the default) or a folder
+                          under it, where the build reads them
   --root DIR              the repository (default: current directory)
   -f, --format NAME       stylish (default, to stderr) or json (to stdout)
 
 Exit codes: 0 every card imported (warnings say what was not carried), 1 a card
 could not be read or parsed, or its blueprint file or slug already exists, or
-the folder is a symbolic link, 2 usage error.
+the folder is not one the build reads or is a symbolic link, 2 usage error.
 
 Examples:
   knoc import agent-card.json
