@@ -334,6 +334,61 @@ describe('knoc import (real process)', () => {
     expect(runCli(['check', '--root', root]).status).toBe(0);
   });
 
+  /** A card whose name is `size` characters long, with (or without) the other fields it needs. */
+  function longNameCard(size: number, complete = true): string {
+    const name = 'A'.repeat(size);
+    if (!complete) return JSON.stringify({ name, skills: [{ id: 'x'.repeat(300), tags: [] }], defaultInputModes: ['t'.repeat(300)] });
+    return JSON.stringify({
+      name,
+      description: 'd',
+      version: '1.0.0',
+      capabilities: {},
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: [{ id: 's', name: 's', description: 'd', tags: ['t'] }],
+      supportedInterfaces: [{ url: 'https://a.example/x', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    });
+  }
+
+  it('refuses a card whose blueprint would be larger than the build reads (KNO7025, exit 1), quoting nothing at length', () => {
+    const root = makeTempDir();
+    mkdirSync(path.join(root, 'content'));
+    const card = path.join(root, 'huge.json');
+    // 3 MiB of name: the blueprint repeats it as its title, its name and (the card has none) its description.
+    writeFileSync(card, longNameCard(3 * 1024 * 1024, false));
+    for (const format of ['stylish', 'json']) {
+      const run = runCli(['import', card, '--root', root, '--format', format]);
+      expect(run.status, run.stderr.slice(0, 2000)).toBe(1);
+      const output = run.stdout + run.stderr;
+      expect(output.length, 'the report quotes no value whole').toBeLessThan(20_000);
+      expect(output).not.toMatch(/A{200}|x{200}|t{200}/);
+      expect(output).toContain('KNO7025');
+      expect(output).toMatch(/The blueprint would be \d+(\.\d)? MiB, larger than the limit of 1 MiB the build reads, so the card is not imported\./);
+      expect(output).not.toMatch(STACK);
+    }
+    const run = runCli(['import', card, '--root', root]);
+    expect(run.stderr).toMatch(/huge\.json:1:9 {2}error {2}KNO7025/);
+    expect(run.stderr).toContain('0 blueprints written from 1 card, 1 error');
+    // Long values in other findings are cut, with `…` where the cut is.
+    expect(run.stderr).toContain(`KNO7010  The card has no \`description\`; the blueprint has \`${'A'.repeat(79)}…\`.`);
+    expect(run.stderr).toContain(`KNO7004  Mode \`${'t'.repeat(79)}…\` is not a MIME type`);
+    expect(readdirSync(path.join(root, 'content'))).toEqual([]);
+  });
+
+  it('writes a large card’s blueprint when the config allows its size, and it builds', () => {
+    const root = makeTempDir();
+    mkdirSync(path.join(root, 'content'));
+    const card = path.join(root, 'large.json');
+    writeFileSync(card, longNameCard(600 * 1024));
+    expect(runCli(['import', card, '--root', root]).stderr).toMatch(/KNO7025.*The blueprint would be 1\.2 MiB, larger than the limit of 1 MiB/);
+    writeFileSync(path.join(root, 'knoc.config.yaml'), 'base_url: https://agents.example.org\nlimits:\n  max_file_size: 2097152\n');
+    const run = runCli(['import', card, '--root', root]);
+    expect(run.status, run.stderr.slice(0, 2000)).toBe(0);
+    expect(run.stderr).toContain('1 blueprint written from 1 card, 0 errors, 0 warnings');
+    const check = runCli(['check', '--root', root]);
+    expect(check.status, check.stderr.slice(0, 2000)).toBe(0);
+  });
+
   it('gives each import a fresh ULID', () => {
     const ids = [makeTempDir(), makeTempDir()].map((root) => {
       mkdirSync(path.join(root, 'content'));

@@ -3,6 +3,38 @@ import { describe, expect, it } from 'vitest';
 import { findJsonError } from '../src/import/find-json-error.js';
 import { semverOf, slugOf } from '../src/import/slug-of.js';
 import { camelCase, snakeCase } from '../src/project/camel-case.js';
+import { shortenValue } from '../src/diagnostics/shorten-value.js';
+import { findLongestValue } from '../src/import/longest-value.js';
+
+describe('shortenValue', () => {
+  it.each([
+    ['', 80, ''],
+    ['a'.repeat(80), 80, 'a'.repeat(80)],
+    ['a'.repeat(81), 80, `${'a'.repeat(79)}…`],
+    ['a'.repeat(5 * 1024 * 1024), 80, `${'a'.repeat(79)}…`],
+    [`${'a'.repeat(8)}😀😀`, 10, `${'a'.repeat(8)}…`],
+    [`${'a'.repeat(7)}😀😀`, 10, `${'a'.repeat(7)}😀…`],
+  ])('%#: cuts a value past %i characters, never inside a surrogate pair', (text, max, shown) => {
+    expect(shortenValue(text, max)).toBe(shown);
+  });
+});
+
+describe('findLongestValue', () => {
+  it.each([
+    [{ name: 'Zed', description: 'a longer one' }, { pointer: '/description', target: 'value' }],
+    [{ skills: [{ id: 's', examples: ['x', 'y'.repeat(50)] }] }, { pointer: '/skills/0/examples/1', target: 'value' }],
+    [{ [`k/${'~'.repeat(20)}`]: 1, name: 'Zed' }, { pointer: `/k~1${'~0'.repeat(20)}`, target: 'key' }],
+    [[], { pointer: '', target: 'value' }],
+  ])('%#: points at the longest string or key', (card, found) => {
+    expect(findLongestValue(card)).toEqual(found);
+  });
+
+  it('walks a card nested deeper than the call stack allows', () => {
+    let card: unknown = 'deep';
+    for (let i = 0; i < 100_000; i++) card = [card];
+    expect(findLongestValue(card).pointer).toBe('/0'.repeat(100_000));
+  });
+});
 
 describe('slugOf', () => {
   it.each([

@@ -790,6 +790,14 @@ export const catalogue = {
     explanation:
       '`knoc import` writes blueprints for the next build to read, so `--out` must name content/agent-blueprints/ (the default) or a folder under it. Elsewhere the build would not read them (outside content/), would refuse them as an agent in another kind\'s folder (KNO3011) or a path Windows cannot check out (KNO1019), or would refuse to publish at all (a file in the output folder that knoc did not write, KNO5002). When the folder, or a folder on the way to it, is a symbolic link, a blueprint would land wherever the link points, perhaps outside the repository, and the build would not read it (KNO1005). In each case nothing is imported.',
   },
+  KNO7025: {
+    title: 'Blueprint too large',
+    severity: 'error',
+    message: 'The blueprint would be {size}, larger than the limit of {limit} the build reads, so the card is not imported.',
+    hint: 'This is the card’s longest value: shorten it before importing, or raise `limits.max_file_size` (in bytes) in knoc.config.yaml if such a large blueprint is intended.',
+    explanation:
+      'The build refuses a file larger than `limits.max_file_size` (default 1 MiB, far above any real blueprint; KNO1011), so `knoc import` does not write such a blueprint: it would leave a repository that no longer builds. A blueprint repeats the card’s name as its title, so a card with a name of megabytes makes a blueprint several times that size. The finding points at the card’s longest value.',
+  },
   KNO8001: {
     title: 'File already exists',
     severity: 'error',

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { shortenValue } from '../diagnostics/shorten-value.js';
 import { isRecord } from '../model/guards.js';
 import { convertExtensions } from './convert-extensions.js';
 import { convertInterfaces } from './convert-interfaces.js';
@@ -98,7 +99,7 @@ export function convertCard(card: unknown, id: string, ctx: ImportContext): Conv
 }
 
 function missing(ctx: ImportContext, field: string, value: string): string {
-  ctx.report('KNO7010', { field: `\`${field}\``, action: `the blueprint has \`${value}\`` }, '');
+  ctx.report('KNO7010', { field: `\`${field}\``, action: `the blueprint has \`${shortenValue(value)}\`` }, '');
   return value;
 }
 

@@ -1,4 +1,5 @@
 import { isRecord, setOwn } from '../model/guards.js';
+import { shortenValue } from '../diagnostics/shorten-value.js';
 import { FLEET_URI, PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI, extensionIdentity } from '../model/extension-uris.js';
 import { describeValue, type ImportContext } from './import-context.js';
 import { childOf, isAbsoluteUrl, reportUnknownKeys } from './read-values.js';
@@ -105,8 +106,8 @@ function serviceClassProblem(extension: Record<string, unknown>): string | undef
   if (extension.required === true) return 'is marked required, which knoc never does for the service class';
   if (params.inferred === true) return 'carries a class knoc inferred from tags, not a declared one';
   const extra = Object.keys(params).filter((k) => k !== 'class');
-  if (extra.length > 0) return `has params ${extra.map((k) => `\`${k}\``).join(', ')} beside \`class\``;
-  if (typeof params.class !== 'string' || !SERVICE_CLASSES.has(params.class)) return `has class ${JSON.stringify(params.class ?? null)}, not utility, principal or ephemeral`;
+  if (extra.length > 0) return `has params ${extra.map((k) => `\`${shortenValue(k)}\``).join(', ')} beside \`class\``;
+  if (typeof params.class !== 'string' || !SERVICE_CLASSES.has(params.class)) return `has class ${shortenValue(JSON.stringify(params.class ?? null))}, not utility, principal or ephemeral`;
   return undefined;
 }
 
@@ -114,7 +115,7 @@ function serviceClassProblem(extension: Record<string, unknown>): string | undef
 function toSettlement(extension: Record<string, unknown>, skillIds: ReadonlySet<string>): Record<string, unknown> | string {
   const params = isRecord(extension.params) ? extension.params : {};
   const extra = Object.keys(params).filter((k) => !['exchangeUrl', 'accountId', 'pricing', 'reputation', 'availability'].includes(k));
-  if (extra.length > 0) return `has params ${extra.map((k) => `\`${k}\``).join(', ')} that the blueprint's settlement has no place for`;
+  if (extra.length > 0) return `has params ${extra.map((k) => `\`${shortenValue(k)}\``).join(', ')} that the blueprint's settlement has no place for`;
   const { exchangeUrl, accountId, pricing, reputation, availability } = params;
   if (typeof exchangeUrl !== 'string' || !exchangeUrl.startsWith('https://') || !isAbsoluteUrl(exchangeUrl)) return 'has no https `exchangeUrl`';
   if (typeof accountId !== 'string' || accountId.trim() === '') return 'has no `accountId`';
@@ -123,12 +124,12 @@ function toSettlement(extension: Record<string, unknown>, skillIds: ReadonlySet<
   if (availability !== undefined && (typeof availability !== 'number' || availability < 0 || availability > 1)) return 'has an `availability` outside 0..1';
   const prices: Record<string, unknown> = {};
   for (const [skill, price] of Object.entries(pricing)) {
-    if (!skillIds.has(skill)) return `prices \`${skill}\`, which is not a skill of the card`;
-    if (!isRecord(price) || Object.keys(price).some((k) => !['baseTokens', 'model', 'currency'].includes(k))) return `has a price for \`${skill}\` that is not \`{baseTokens, model, currency}\``;
+    if (!skillIds.has(skill)) return `prices \`${shortenValue(skill)}\`, which is not a skill of the card`;
+    if (!isRecord(price) || Object.keys(price).some((k) => !['baseTokens', 'model', 'currency'].includes(k))) return `has a price for \`${shortenValue(skill)}\` that is not \`{baseTokens, model, currency}\``;
     const { baseTokens, model, currency } = price;
-    if (typeof baseTokens !== 'number' || !(baseTokens > 0)) return `has a price for \`${skill}\` without positive \`baseTokens\``;
-    if (typeof model !== 'string' || !PRICING_MODELS.has(model)) return `has a price for \`${skill}\` whose \`model\` is not per-request, per-unit, per-minute or negotiable`;
-    if (currency !== undefined && (typeof currency !== 'string' || currency === '')) return `has a price for \`${skill}\` whose \`currency\` is not a string`;
+    if (typeof baseTokens !== 'number' || !(baseTokens > 0)) return `has a price for \`${shortenValue(skill)}\` without positive \`baseTokens\``;
+    if (typeof model !== 'string' || !PRICING_MODELS.has(model)) return `has a price for \`${shortenValue(skill)}\` whose \`model\` is not per-request, per-unit, per-minute or negotiable`;
+    if (currency !== undefined && (typeof currency !== 'string' || currency === '')) return `has a price for \`${shortenValue(skill)}\` whose \`currency\` is not a string`;
     setOwn(prices, skill, { base_tokens: baseTokens, model, ...(currency !== undefined ? { currency } : {}) });
   }
   if (extension.required !== undefined && typeof extension.required !== 'boolean') return 'has a `required` that is not a boolean';

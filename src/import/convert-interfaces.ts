@@ -1,4 +1,5 @@
 import { isRecord } from '../model/guards.js';
+import { shortenValue } from '../diagnostics/shorten-value.js';
 import { describeValue, type ImportContext } from './import-context.js';
 import { childOf, isAbsoluteUrl, readList, reportUnknownKeys } from './read-values.js';
 
@@ -32,7 +33,7 @@ export function convertInterfaces(card: Record<string, unknown>, ctx: ImportCont
     const entry = readInterface(item, pointer, 'protocolBinding', V1_KEYS, ctx);
     if (!entry) return;
     const version = (item as Record<string, unknown>).protocolVersion;
-    if (version === undefined) ctx.report('KNO7010', { field: `protocol version for \`${entry.url}\``, action: 'the blueprint interface speaks 1.0' }, pointer);
+    if (version === undefined) ctx.report('KNO7010', { field: `protocol version for \`${shortenValue(entry.url)}\``, action: 'the blueprint interface speaks 1.0' }, pointer);
     if (version === undefined || version === '1.0') add(entry);
     else later.push({ entry, version: typeof version === 'string' ? version : describeValue(version), pointer: childOf(pointer, 'protocolVersion') });
   });
@@ -49,7 +50,7 @@ export function convertInterfaces(card: Record<string, unknown>, ctx: ImportCont
   // A 0.3 interface beside a 1.0 one at the same URL is the same endpoint for an older client.
   for (const { entry, version, pointer } of later) {
     const repeats = out.some((o) => key(o) === key(entry));
-    ctx.report('KNO7008', { version, what: `interface \`${entry.url}\``, action: repeats ? 'it repeats a 1.0 interface, so the blueprint leaves it out' : 'the blueprint writes it as protocol version 1.0' }, pointer);
+    ctx.report('KNO7008', { version, what: `interface \`${shortenValue(entry.url)}\``, action: repeats ? 'it repeats a 1.0 interface, so the blueprint leaves it out' : 'the blueprint writes it as protocol version 1.0' }, pointer);
     add(entry);
   }
   return out.length > 0 ? out : undefined;
@@ -91,13 +92,13 @@ function readInterface(item: unknown, pointer: string, bindingKey: string, known
   let binding = typeof declared === 'string' ? BINDINGS.get(declared.trim().toUpperCase()) : undefined;
   if (binding === undefined && typeof declared === 'string' && declared.trim() !== '') {
     // Another transport (a WebSocket, SSE): calling it as HTTP+JSON would be wrong, so it is not carried.
-    const field = `protocol binding A2A defines (\`JSONRPC\`, \`GRPC\`, \`HTTP+JSON\`) for \`${url}\` (it has \`${declared}\`)`;
+    const field = `protocol binding A2A defines (\`JSONRPC\`, \`GRPC\`, \`HTTP+JSON\`) for \`${shortenValue(url)}\` (it has \`${shortenValue(declared)}\`)`;
     ctx.report('KNO7010', { field, action: 'the blueprint leaves this interface out' }, at(bindingKey));
     return undefined;
   }
   if (binding === undefined) {
-    const found = declared === undefined ? '' : ` (it has ${typeof declared === 'string' ? `\`${declared}\`` : describeValue(declared)})`;
-    const field = `protocol binding A2A defines (\`JSONRPC\`, \`GRPC\`, \`HTTP+JSON\`) for \`${url}\`${found}`;
+    const found = declared === undefined ? '' : ` (it has ${typeof declared === 'string' ? `\`${shortenValue(declared)}\`` : describeValue(declared)})`;
+    const field = `protocol binding A2A defines (\`JSONRPC\`, \`GRPC\`, \`HTTP+JSON\`) for \`${shortenValue(url)}\`${found}`;
     ctx.report('KNO7010', { field, action: 'the blueprint has `HTTP+JSON`' }, declared === undefined ? pointer : at(bindingKey));
     binding = 'HTTP+JSON';
   }

@@ -1,4 +1,5 @@
 import { isRecord, setOwn } from '../model/guards.js';
+import { shortenValue } from '../diagnostics/shorten-value.js';
 import { describeValue, type ImportContext } from './import-context.js';
 import { childOf, reportUnknownKeys } from './read-values.js';
 
@@ -23,7 +24,7 @@ export function convertRequirements(value: unknown, shape: 'v1' | 'v03', pointer
     if (requirement === undefined) return;
     const unknown = Object.keys(requirement).filter((name) => !declared.has(name));
     if (unknown.length > 0) {
-      ctx.report('KNO7014', { problem: `names ${unknown.map((n) => `\`${n}\``).join(', ')}, which no carried scheme declares` }, at);
+      ctx.report('KNO7014', { problem: `names ${unknown.map((n) => `\`${shortenValue(n)}\``).join(', ')}, which no carried scheme declares` }, at);
       return;
     }
     out.push(requirement);
@@ -42,7 +43,7 @@ function readV1(item: unknown, pointer: string, ctx: ImportContext): BlueprintRe
   for (const [name, scopes] of Object.entries(item.schemes)) {
     const list = isRecord(scopes) ? scopes.list ?? [] : undefined;
     if (!Array.isArray(list) || !list.every((s) => typeof s === 'string')) {
-      ctx.report('KNO7014', { problem: `gives \`${name}\` scopes that are not \`{"list": [strings]}\`` }, childOf(schemesPointer, name));
+      ctx.report('KNO7014', { problem: `gives \`${shortenValue(name)}\` scopes that are not \`{"list": [strings]}\`` }, childOf(schemesPointer, name));
       return undefined;
     }
     setOwn(requirement, name, [...(list as string[])]);
@@ -58,7 +59,7 @@ function readV03(item: unknown, pointer: string, ctx: ImportContext): BlueprintR
   const requirement: BlueprintRequirement = {};
   for (const [name, scopes] of Object.entries(item)) {
     if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string')) {
-      ctx.report('KNO7014', { problem: `gives \`${name}\` scopes that are not a list of strings` }, childOf(pointer, name));
+      ctx.report('KNO7014', { problem: `gives \`${shortenValue(name)}\` scopes that are not a list of strings` }, childOf(pointer, name));
       return undefined;
     }
     setOwn(requirement, name, [...(scopes as string[])]);

@@ -1,4 +1,5 @@
 import { isRecord } from '../model/guards.js';
+import { shortenValue } from '../diagnostics/shorten-value.js';
 import { snakeCase } from '../project/camel-case.js';
 import { describeValue, type ImportContext } from './import-context.js';
 import { childOf, isAbsoluteUrl, reportUnknownKeys } from './read-values.js';
@@ -71,7 +72,7 @@ function convertScheme(name: string, scheme: unknown, pointer: string, ctx: Impo
   const keys = Object.keys(scheme);
   const wrapper = keys.length === 1 ? keys[0]! : undefined;
   if (wrapper === undefined || !Object.hasOwn(SCHEMES, wrapper) || !isRecord(scheme[wrapper])) {
-    const found = keys.length === 0 ? 'no wrapper' : keys.map((k) => `\`${k}\``).join(', ');
+    const found = keys.length === 0 ? 'no wrapper' : keys.map((k) => `\`${shortenValue(k)}\``).join(', ');
     ctx.report('KNO7013', { scheme: name, problem: `has ${found}, expected exactly one of ${Object.keys(SCHEMES).map((k) => `\`${k}\``).join(', ')} (or a v0.3 \`type\`)` }, pointer);
     return undefined;
   }
@@ -84,7 +85,7 @@ function convertV03Scheme(name: string, scheme: Record<string, unknown>, pointer
   const type = scheme.type as string;
   const wrapper = V03_TYPES.get(type);
   if (wrapper === undefined) {
-    ctx.report('KNO7013', { scheme: name, problem: `has type \`${type}\`, which A2A does not define` }, childOf(pointer, 'type'));
+    ctx.report('KNO7013', { scheme: name, problem: `has type \`${shortenValue(type)}\`, which A2A does not define` }, childOf(pointer, 'type'));
     return undefined;
   }
   const body: Record<string, unknown> = Object.fromEntries(Object.entries(scheme).filter(([key]) => key !== 'type' && key !== 'in'));
@@ -124,7 +125,7 @@ function convertFlows(name: string, flows: unknown, pointer: string, ctx: Import
     }
     const converted = convertShape(body, FLOWS[flow]!, [], at, ctx);
     if (converted.missing.length > 0) {
-      ctx.report('KNO7013', { scheme: name, problem: `has a \`${flow}\` flow that lacks ${converted.missing.map((m) => `\`${m}\``).join(', ')}` }, at);
+      ctx.report('KNO7013', { scheme: name, problem: `has a \`${shortenValue(flow)}\` flow that lacks ${converted.missing.map((m) => `\`${m}\``).join(', ')}` }, at);
       continue;
     }
     carried.push([flow, converted.out]);

@@ -1,4 +1,5 @@
 import { isRecord } from '../model/guards.js';
+import { shortenValue } from '../diagnostics/shorten-value.js';
 import { convertModes } from './convert-modes.js';
 import { convertRequirements } from './convert-requirements.js';
 import { describeValue, type ImportContext } from './import-context.js';
@@ -40,8 +41,8 @@ function convertSkill(item: Record<string, unknown>, index: number, pointer: str
     id = slugOf(declaredName ?? '') || `skill-${index + 1}`;
     ctx.report('KNO7010', { field: `id for skill ${index + 1}`, action: `the blueprint has \`${id}\`` }, pointer);
   }
-  const name = declaredName ?? placeholder(ctx, `name for skill \`${id}\``, id, pointer);
-  const description = readText(item, 'description', pointer, ctx) ?? placeholder(ctx, `description for skill \`${id}\``, name, pointer);
+  const name = declaredName ?? placeholder(ctx, `name for skill \`${shortenValue(id)}\``, id, pointer);
+  const description = readText(item, 'description', pointer, ctx) ?? placeholder(ctx, `description for skill \`${shortenValue(id)}\``, name, pointer);
   let tags = readTextList(item, 'tags', pointer, ctx) ?? [];
   if (tags.length === 0) {
     const tag = slugOf(id) || 'skill';
@@ -64,6 +65,6 @@ function convertSkill(item: Record<string, unknown>, index: number, pointer: str
 }
 
 function placeholder(ctx: ImportContext, field: string, value: string, pointer: string): string {
-  ctx.report('KNO7010', { field, action: `the blueprint has \`${value}\`` }, pointer);
+  ctx.report('KNO7010', { field, action: `the blueprint has \`${shortenValue(value)}\`` }, pointer);
   return value;
 }

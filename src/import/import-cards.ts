@@ -7,6 +7,7 @@ import { monotonicFactory } from 'ulid';
 import { createDiagnostic } from '../diagnostics/create.js';
 import { writeNewFile } from '../emit/write-new-file.js';
 import { findLinks } from '../emit/find-links.js';
+import { configuredLimits, readConfigFile } from '../config/read-config.js';
 import { IMPORT_OUT_HINT, importOutProblem } from './import-out.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { findAgentSlugs } from './existing-slugs.js';
@@ -48,8 +49,9 @@ export interface ImportResult {
 
 /**
  * Imports every card into `<out>/<slug>.kno`. A card that cannot be read or
- * parsed, whose blueprint path is taken, or whose slug another blueprint of the
- * repository already has, writes nothing (KNO7016, KNO7001, KNO7007, KNO7019);
+ * parsed, whose blueprint path is taken, whose slug another blueprint of the
+ * repository already has, or whose blueprint would be larger than the build
+ * reads, writes nothing (KNO7016, KNO7001, KNO7007, KNO7019, KNO7025);
  * the others are still imported. An existing file is never replaced, and
  * nothing is written when `out` is not a folder the build reads blueprints
  * from, or a folder on the way to it is a symbolic link (KNO7024).
@@ -71,6 +73,8 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
   }
   if (result.diagnostics.length > 0) return result;
   const slugs = await findAgentSlugs(root);
+  // The size limit the build reads the blueprint under: the config may raise it.
+  const maxBytes = configuredLimits(readConfigFile(root).source).maxFileBytes;
   for (const file of options.files) {
     const label = file.split(path.sep).join('/');
     const read = readGivenFile(path.resolve(file), CARD_FILE_LIMIT);
@@ -86,7 +90,7 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
       result.diagnostics.push(createDiagnostic('KNO1018', { limit: DEFAULT_LIMITS.maxKeys }, { file: label, range: rangeAtOffset(text, wide.offset, wide.length), hint: 'An agent card has a few dozen keys per object; check that the file is the card you meant to import.' }));
       continue;
     }
-    const { blueprint, diagnostics } = importCard(text, label, newId());
+    const { blueprint, diagnostics } = importCard(text, label, newId(), { maxBytes });
     result.diagnostics.push(...diagnostics);
     if (!blueprint) continue;
     const target = path.join(outDir, `${blueprint.slug}.kno`);

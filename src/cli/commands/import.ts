@@ -30,8 +30,9 @@ Options:
   -f, --format NAME       stylish (default, to stderr) or json (to stdout)
 
 Exit codes: 0 every card imported (warnings say what was not carried), 1 a card
-could not be read or parsed, or its blueprint file or slug already exists, or
-the folder is not one the build reads or is a symbolic link, 2 usage error.
+could not be read or parsed, its blueprint file or slug already exists, or its
+blueprint would be larger than the build reads (limits.max_file_size), or the
+folder is not one the build reads or is a symbolic link, 2 usage error.
 
 Examples:
   knoc import agent-card.json
