@@ -240,6 +240,22 @@ describe('writing through symbolic links: knoc new and knoc schema refuse (KNO80
   });
 });
 
+describe('knoc schema with a named pipe where a schema goes', () => {
+  it.runIf(process.platform !== 'win32')('replaces it with the schema instead of waiting on it', () => {
+    const dir = makeTempDir();
+    expect(runCli(['init', dir]).status).toBe(0);
+    const file = path.join(dir, '.knoc/schemas/agent-blueprint.schema.json');
+    const schema = readFileSync(file, 'utf8');
+    rmSync(file);
+    spawnSync('mkfifo', [file]);
+    const child = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), 'schema', '--root', dir], { encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1' } });
+    expect(child.error, 'finishes within the time bound').toBeUndefined();
+    expect(child.status, child.stderr).toBe(0);
+    expect(child.stderr).toContain('3 schemas in .knoc/schemas/, 1 changed');
+    expect(readFileSync(file, 'utf8')).toBe(schema);
+  });
+});
+
 describe('the package a repository installs', () => {
   it('carries the documents knoc points its users to: the editor setup init names, and every doc the README links', () => {
     const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8' });

@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { lstat, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { surveyRepo, type RepoSurvey } from '../scaffold/survey-repo.js';
@@ -40,7 +40,8 @@ export async function writeEditorSchemas(root: string, dir = DEFAULT_SCHEMA_DIR,
   const files: SchemaWriteReport['files'] = [];
   for (const schema of schemas) {
     const file = path.join(target, schema.file);
-    const current = await readFile(file, 'utf8').catch(() => undefined);
+    // Only a regular file is read: a named pipe there would never end the read. Anything else is replaced.
+    const current = (await lstat(file).catch(() => undefined))?.isFile() ? await readFile(file, 'utf8').catch(() => undefined) : undefined;
     const changed = current !== schema.text;
     if (changed) {
       const staged = `${file}.${randomUUID()}.tmp`;
