@@ -57,7 +57,7 @@ for (let r = 0; r < runs; r++) {
   if (!readFileSync(card, 'utf8').includes(marker)) throw new Error('the edit did not reach dist/');
   latencies.push(performance.now() - t);
 }
-stop();
+await stop();
 rmSync(root, { recursive: true, force: true });
 
 const coldMs = median(cold);

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,8 @@ import { parseRequestPath } from '../src/serve/request-path.js';
 import { happyFixture } from './support/pages-repo.js';
 import { runCli } from './support/run-cli.js';
 import { copyRepo, repoRoot } from './support/temp-repo.js';
+import { editFile } from './support/edit-file.js';
+import { startKnoc, waitFor } from './support/watch-process.js';
 
 /** One raw HTTP exchange: the path is sent exactly as given, never normalised by a client. */
 function fetchRaw(base: string, target: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
@@ -259,6 +261,24 @@ describe('knoc serve', () => {
     child.kill('SIGINT');
     expect(await exited(child)).toBe(0);
   });
+
+  it('with --watch, on SIGTERM while a rebuild publishes, finishes that publish, releases the lock and exits 0', async () => {
+    const root = copyRepo(happyFixture);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    // Fault point 1 is the first build's lock (dist/ is up to date: nothing else); the rebuild's publish pauses right after taking the lock.
+    const serve = startKnoc(['serve', '--watch', '--port', '0', '--root', root], { KNOC_TEST_FAULT: '2:hold=2000' });
+    expect(await serve.summary(1)).toMatch(/; 0 changed\./);
+    expect(await waitFor(() => serve.output().includes('Press Ctrl-C to stop'))).toBe(true);
+    editFile(path.join(root, 'knoc.config.yaml'), /^base_url: .*$/m, 'base_url: https://moved.example.test/');
+    const lock = path.join(root, '.knoc-lock-dist');
+    expect(await waitFor(() => existsSync(lock))).toBe(true);
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited(), serve.output()).toBe('0');
+    expect(existsSync(lock), 'the lock is released').toBe(false);
+    const verify = runCli(['verify', '--root', root]);
+    expect(verify.status, verify.stderr).toBe(0);
+    expect(readFileSync(path.join(root, 'dist/.well-known/agent-card.json'), 'utf8'), 'the publish under way was finished').toContain('"https://moved.example.test"');
+  }, 30_000);
 
   it('prints help with its options and examples', () => {
     const run = runCli(['serve', '--help']);

@@ -9,14 +9,18 @@ export interface WatchOptions extends Omit<BuildOptions, 'memoryCache' | 'write'
   onBuild(result: BuildResult): void;
   /** Quiet period after a change before rebuilding, in ms; default 25. */
   debounceMs?: number;
+  /** Stops watching once aborted, as the returned function does; may abort during the first build. */
+  signal?: AbortSignal;
 }
 
 /**
  * Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change.
  * The cache stays in memory between builds, so an edit re-parses only the
- * files whose bytes changed. Returns a function that stops watching.
+ * files whose bytes changed. Returns a function that stops watching: no
+ * change is taken after it is called, and it resolves once the build under
+ * way, if any, has finished, its publish and the publish lock included.
  */
-export async function watch(options: WatchOptions): Promise<() => void> {
+export async function watch(options: WatchOptions): Promise<() => Promise<void>> {
   const root = path.resolve(options.root ?? '.');
   const cache = createBuildCache();
   let running: Promise<void> | undefined;
@@ -25,6 +29,7 @@ export async function watch(options: WatchOptions): Promise<() => void> {
   let last: Discovery | undefined;
   const changed = new Set<string>();
   let rediscover = true;
+  let stopped = false;
 
   /** The previous discovery with the changed files re-read, or undefined when files came or went. */
   const updatedDiscovery = async (): Promise<Discovery | undefined> => {
@@ -39,6 +44,7 @@ export async function watch(options: WatchOptions): Promise<() => void> {
   };
 
   const run = async (): Promise<void> => {
+    if (stopped) return;
     if (running) {
       again = true;
       return running;
@@ -54,7 +60,7 @@ export async function watch(options: WatchOptions): Promise<() => void> {
         const result = await build({ ...options, root, memoryCache: cache, publishMode: 'in-place', ...(discovery ? { discovery } : {}) });
         last = result.discovery;
         options.onBuild(result);
-      } while (again);
+      } while (again && !stopped);
     })();
     try {
       await running;
@@ -89,15 +95,24 @@ export async function watch(options: WatchOptions): Promise<() => void> {
   const restartWatchers = () => {
     for (const w of watchers) w.close();
     watchers = [];
-    startWatchers();
+    if (!stopped) startWatchers();
   };
+  // A build is never cut short: once stopped, the one under way finishes (a publish begun is completed, never left half
+  // done) and no other starts.
+  const stop = async (): Promise<void> => {
+    stopped = true;
+    clearTimeout(timer);
+    for (const w of watchers) w.close();
+    watchers = [];
+    await running;
+  };
+  if (options.signal?.aborted) return stop;
+  // A build that fails is the caller's to hear of, through the function returned or the first build.
+  options.signal?.addEventListener('abort', () => void stop().catch(() => undefined), { once: true });
   startWatchers();
   // Watch first, then build: a change made while the first build runs is not missed.
   await run();
-  return () => {
-    clearTimeout(timer);
-    for (const w of watchers) w.close();
-  };
+  return stop;
 }
 
 /** `top` and every folder below it, relative to root with forward slashes; none when `top` does not exist. */

@@ -12,6 +12,7 @@ import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
 import { joinNegativeValues } from '../negative-values.js';
 import { checkRepository } from '../not-a-repository.js';
+import { listenForStop } from '../stop-signal.js';
 
 /** The port `knoc serve` tries first; when it is taken and no --port was given, any free port. */
 export const DEFAULT_PORT = 4173;
@@ -28,7 +29,8 @@ Cache-Control, an ETag equal to each file's sha256 in manifest.json with 304 on
 If-None-Match, and CORS (Access-Control-Allow-Origin: *) on the JSON files.
 Folders serve their index.html; anything outside the folder is 404, and so
 is _headers, which such a host reads and never serves; methods other than GET,
-HEAD and OPTIONS are 405. Stop with Ctrl-C.
+HEAD and OPTIONS are 405. Stop with Ctrl-C (or SIGTERM), at any moment: with
+--watch, a publish under way is finished first. The exit code is 0.
 
 Options:
   --port N       port to listen on (0: any free port; the URL printed says which)
@@ -67,9 +69,11 @@ async function runServe(args: readonly string[]): Promise<number> {
   const shownDir = path.relative(process.cwd(), dir) || '.';
   const paint = choosePaint(process.stderr, process.env);
 
-  let stopWatching: (() => void) | undefined;
+  const stopping = listenForStop();
+  let stopWatching: (() => Promise<void>) | undefined;
   if (values.watch) {
     stopWatching = await watch({
+      signal: stopping.signal,
       root,
       out: path.relative(root, dir),
       ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
@@ -81,6 +85,11 @@ async function runServe(args: readonly string[]): Promise<number> {
   } else if (!(await readManifest(dir))) {
     throw new UsageError(`nothing to serve: \`${shownDir}\` holds no knoc build (no manifest.json); run \`knoc build\` first, or \`knoc serve --watch\``);
   }
+  // Stopped during the first build: that build is published, and nothing is served.
+  if (stopping.signal.aborted) {
+    await stopWatching?.();
+    return EXIT.ok;
+  }
 
   const host = values.host;
   let server: PreviewServer;
@@ -90,7 +99,7 @@ async function runServe(args: readonly string[]): Promise<number> {
     const code = error instanceof Error && 'code' in error ? String(error.code) : '';
     if (code === 'EADDRINUSE' && port === undefined) server = await startPreviewServer({ dir, port: 0, ...(host !== undefined ? { host } : {}) });
     else {
-      stopWatching?.();
+      await stopWatching?.();
       const reason = code === 'EADDRINUSE' ? `port ${port} is in use; pass --port 0 for any free port` : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? `\`${host}\` is not an address of this machine` : error instanceof Error ? error.message : String(error);
       throw new UsageError(`cannot listen: ${reason}`);
     }
@@ -100,11 +109,8 @@ async function runServe(args: readonly string[]): Promise<number> {
   if (host !== undefined && host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') process.stderr.write(`  listening on ${host}: other machines on the network can read ${shownDir}\n`);
   process.stderr.write(`${values.watch ? 'Watching for changes. ' : ''}Press Ctrl-C to stop.\n`);
 
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  stopWatching?.();
+  await stopping.requested;
+  await stopWatching?.();
   await server.close();
   return EXIT.ok;
 }

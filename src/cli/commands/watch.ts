@@ -8,6 +8,7 @@ import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../comma
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
 import { checkRepository } from '../not-a-repository.js';
+import { listenForStop } from '../stop-signal.js';
 
 export const watchCommand: Command = {
   name: 'watch',
@@ -16,7 +17,9 @@ export const watchCommand: Command = {
 
 Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change. Parsed
 files stay cached in memory, so an edit re-parses only the files it touched.
-Each build ends with a summary line. Stop with Ctrl-C.
+Each build ends with a summary line. Stop with Ctrl-C (or SIGTERM), at any
+moment: a publish under way is finished first, so dist/ is always one complete
+build, and the exit code is 0.
 
 Options:
   --root DIR      the repository (default: current directory)
@@ -46,7 +49,9 @@ async function runWatch(args: readonly string[]): Promise<number> {
   // Not a repository: say so (KNO1020) and stop, as build does, rather than watch a folder with nothing to build.
   if (!(await checkRepository(values.root))) return EXIT.findings;
   const paint = choosePaint(process.stderr, process.env);
+  const stopping = listenForStop();
   const stop = await watch({
+    signal: stopping.signal,
     ...(values.root !== undefined ? { root: values.root } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),
     ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
@@ -58,11 +63,8 @@ async function runWatch(args: readonly string[]): Promise<number> {
       if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs));
     },
   });
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  stop();
+  await stopping.requested;
+  await stop();
   return EXIT.ok;
 }
 
