@@ -78,9 +78,13 @@ export async function publishChanged(outDir: string, changed: readonly PlannedOu
  * name and renamed over the old one, stale files removed, manifest.json last.
  * Each file is always whole; a watch killed mid-publish can leave old and new
  * files side by side, which `knoc verify` reports and the next build repairs.
+ * Nothing is written or removed through a link: an output folder that holds
+ * one (or anything else but folders and regular files) is published whole,
+ * which replaces it, as a build does.
  */
 async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[], published: ReadonlyMap<string, string>): Promise<WriteReport> {
   await recoverJournal(outDir);
+  if (!onlyFoldersAndFiles(outDir)) return publish(outDir, outputs);
   const report: WriteReport = { written: [], unchanged: [], removed: [] };
   const planned = new Set(outputs.map((o) => o.path));
   // The manifest does not list itself: it is unchanged when the file in place holds its bytes.
@@ -120,6 +124,17 @@ async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[],
 }
 
 const MANIFEST = 'manifest.json';
+
+/** Whether everything below `outDir` is a real folder or a regular file: no link, whose target a write would reach. */
+function onlyFoldersAndFiles(outDir: string): boolean {
+  try {
+    // A recursive listing reports a link as itself and never descends through it.
+    return readdirSync(outDir, { recursive: true, withFileTypes: true }).every((entry) => entry.isDirectory() || entry.isFile());
+  } catch {
+    // Unreadable part way: the full publish, which lists the folder itself, decides.
+    return false;
+  }
+}
 
 /** Thrown when another live knoc process is publishing the same folder. */
 export class PublishLockedError extends Error {
