@@ -1,7 +1,7 @@
 // `knoc watch` with real processes and real files: how it stops, and what its
 // publish may and may not touch. A publish is paused where a test needs it
 // through KNOC_TEST_FAULT (src/emit/fault-hook.ts), never by sleeping.
-import { cpSync, existsSync, lstatSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { editFile } from './support/edit-file.js';
@@ -74,4 +74,63 @@ describe('knoc watch and links inside the output folder', () => {
     const verify = runCli(['verify', '--root', root]);
     expect(verify.status, verify.stderr).toBe(0);
   }, 30_000);
+});
+
+describe('knoc watch after an interrupted publish', () => {
+  /** Files and folders of knoc's own making that no complete publish leaves: temporary names inside dist/, stages, journals and locks beside it. */
+  const leftovers = (root: string) => [
+    ...readdirSync(path.join(root, 'dist'), { recursive: true, encoding: 'utf8' }).filter((file) => /\.knoc-/.test(file)),
+    ...readdirSync(root).filter((entry) => entry.startsWith('.knoc-')),
+  ];
+
+  it('removes a temporary file an interrupted publish left inside dist/, so verify passes after its first build', async () => {
+    const root = copyRepo(happyFixture);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const card = path.join(root, 'dist/agents/schema-reviewer/.well-known/agent-card.json');
+    writeFileSync(`${card}.knoc-8d638ea4ee8e`, readFileSync(card).subarray(0, 100));
+    expect(runCli(['verify', '--root', root]).status).toBe(1);
+    const watch = startKnoc(['watch', '--root', root]);
+    try {
+      await watch.summary(1);
+    } finally {
+      watch.child.kill('SIGINT');
+      expect(await watch.exited()).toBe('0');
+    }
+    expect(leftovers(root)).toEqual([]);
+    const verify = runCli(['verify', '--root', root]);
+    expect(verify.status, verify.stderr).toBe(0);
+  }, 30_000);
+
+  it('killed at any step of a rebuild publish, leaves nothing in dist/ that the next small-edit build keeps: verify passes', async () => {
+    const blueprint = (root: string, slug: string) => path.join(root, 'content/agent-blueprints', `${slug}.kno`);
+    /** Builds a fresh repository (its cache records the build, so a small edit builds incrementally), starts a watch on it and renames an agent once the first build is done. */
+    const rebuild = async (env: NodeJS.ProcessEnv) => {
+      const root = copyRepo(happyFixture);
+      expect(runCli(['build', '--root', root]).status).toBe(0);
+      const watch = startKnoc(['watch', '--root', root], env);
+      await watch.summary(1);
+      // The fleet card lists the name: the first output the rebuild replaces is .well-known/agent-card.json, below dist/'s top.
+      editFile(blueprint(root, 'schema-reviewer'), '  name: Schéma-Prüfer 査読\n', '  name: Schema Reviewer\n');
+      return { root, watch };
+    };
+    // The steps of the rebuild's publish, counted: those after the first build's.
+    const counted = await rebuild({ KNOC_TEST_FAULT: 'count' });
+    await counted.watch.summary(2);
+    counted.watch.child.kill('SIGINT');
+    await counted.watch.exited();
+    const points = (text: string) => text.split('\n').filter((line) => line.startsWith('knoc fault point'));
+    const steps = points(counted.watch.output());
+    const firstBuild = points(counted.watch.output().split('Watching for changes...')[0]!).length;
+    expect(steps.length - firstBuild).toBeGreaterThan(3);
+    for (let step = firstBuild + 1; step <= steps.length; step++) {
+      const { root, watch } = await rebuild({ KNOC_TEST_FAULT: `${step}:kill` });
+      expect(await watch.exited(), `step ${step}`).toBe('SIGKILL');
+      editFile(blueprint(root, 'drift-sentinel'), /^version: .*$/m, 'version: 8.8.8');
+      const next = runCli(['build', '--root', root]);
+      expect(next.status, `step ${step}: ${next.stderr}`).toBe(0);
+      const verify = runCli(['verify', '--root', root]);
+      expect(verify.status, `step ${step} (${steps[step - 1]}): ${verify.stderr}`).toBe(0);
+      expect(readdirSync(path.join(root, 'dist'), { recursive: true, encoding: 'utf8' }).filter((file) => file.includes('.knoc-')), `step ${step}`).toEqual([]);
+    }
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
 import { textInMemory, writeUtf8Slices } from '../model/stable-json.js';
@@ -9,7 +9,7 @@ import { faultPoint, lockWaitMs } from './fault-hook.js';
 import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
 import type { DeferredBytes, SomeBytes } from '../model/deferred-bytes.js';
-import { makeDirectory, makeDirectorySync } from '../model/make-directory.js';
+import { makeDirectorySync } from '../model/make-directory.js';
 
 /** What a publish did to the output folder. */
 export interface WriteReport {
@@ -74,17 +74,21 @@ export async function publishChanged(outDir: string, changed: readonly PlannedOu
 }
 
 /**
- * Watch mode's publish: only changed files are written, each to a temporary
- * name and renamed over the old one, stale files removed, manifest.json last.
- * Each file is always whole; a watch killed mid-publish can leave old and new
- * files side by side, which `knoc verify` reports and the next build repairs.
- * Nothing is written or removed through a link: an output folder that holds
- * one (or anything else but folders and regular files) is published whole,
- * which replaces it, as a build does.
+ * Watch mode's publish: only changed files are written and stale files
+ * removed, through the journal a small build publishes with (see
+ * publishThroughJournal), so the folder itself stays in place and a watch
+ * killed part way leaves the old files or a journal the next publish
+ * completes, never a file of its own inside the folder. The folder must hold
+ * exactly what its manifest lists, as regular files in real folders, the
+ * unchanged ones with their bytes: anything else (a file left by a publish of
+ * an earlier version interrupted part way, a link, whose target a write would
+ * reach, a file edited by hand) means it was touched, and it is published
+ * whole, as a build does.
  */
 async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[], published: ReadonlyMap<string, string>): Promise<WriteReport> {
   await recoverJournal(outDir);
-  if (!onlyFoldersAndFiles(outDir)) return publish(outDir, outputs);
+  await recoverInterruptedSwap(outDir);
+  if (!holdsOnly(outDir, new Set([...published.keys(), MANIFEST]))) return publish(outDir, outputs);
   const report: WriteReport = { written: [], unchanged: [], removed: [] };
   const planned = new Set(outputs.map((o) => o.path));
   // The manifest does not list itself: it is unchanged when the file in place holds its bytes.
@@ -96,40 +100,22 @@ async function publishInPlace(outDir: string, outputs: readonly PlannedOutput[],
   // A file the manifest vouches for must still be there with its bytes; if not, the folder was touched: rebuild it whole.
   const intact = await Promise.all(unchanged.filter((o) => o.path !== MANIFEST).map((o) => hasBytes(path.join(outDir, o.path), o)));
   if (intact.includes(false)) return publish(outDir, outputs);
-  const order = [...changed.filter((o) => o.path !== MANIFEST), ...changed.filter((o) => o.path === MANIFEST)];
-  for (const output of order) {
-    const target = confined(outDir, output.path);
-    faultPoint('mkdir', path.dirname(target));
-    await makeDirectory(path.dirname(target));
-    const temp = `${target}.knoc-${randomBytes(6).toString('hex')}`;
-    faultPoint('write', temp);
-    await writeFile(temp, output.bytes);
-    faultPoint('rename', target);
-    await rename(temp, target);
-    report.written.push(output.path);
-  }
-  for (const stale of [...published.keys()].filter((p) => !planned.has(p))) {
-    const target = confined(outDir, stale);
-    faultPoint('rm', target);
-    await rm(target, { force: true });
-    // Remove folders the file leaves empty, up to the output folder itself.
-    for (let dir = path.dirname(target); dir.startsWith(outDir + path.sep); dir = path.dirname(dir)) {
-      if ((await readdir(dir).catch(() => ['?'])).length > 0) break;
-      await rmdir(dir).catch(() => undefined);
-    }
-    report.removed.push(stale);
-  }
+  report.removed = [...published.keys()].filter((p) => !planned.has(p));
+  if (changed.length > 0 || report.removed.length > 0) publishThroughJournal(outDir, changed, report.removed);
+  report.written = [...changed.filter((o) => o.path !== MANIFEST), ...changed.filter((o) => o.path === MANIFEST)].map((o) => o.path);
   report.unchanged = unchanged.map((o) => o.path);
   return report;
 }
 
 const MANIFEST = 'manifest.json';
 
-/** Whether everything below `outDir` is a real folder or a regular file: no link, whose target a write would reach. */
-function onlyFoldersAndFiles(outDir: string): boolean {
+/** Whether everything below `outDir` is a real folder or one of the `expected` files (paths relative to it), a regular file. */
+function holdsOnly(outDir: string, expected: ReadonlySet<string>): boolean {
   try {
     // A recursive listing reports a link as itself and never descends through it.
-    return readdirSync(outDir, { recursive: true, withFileTypes: true }).every((entry) => entry.isDirectory() || entry.isFile());
+    return readdirSync(outDir, { recursive: true, withFileTypes: true }).every(
+      (entry) => entry.isDirectory() || (entry.isFile() && expected.has(path.relative(outDir, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))),
+    );
   } catch {
     // Unreadable part way: the full publish, which lists the folder itself, decides.
     return false;
@@ -475,12 +461,14 @@ function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[]
     const targets = changed.map((output) => ({ output, target: confined(stage, output.path) }));
     for (const dir of [...new Set(targets.map((t) => path.dirname(t.target)))].sort()) makeDirectorySync(dir);
     for (const { output, target } of targets) {
+      faultPoint('write', target);
       if (output.writeTo) output.writeTo(target);
       else writeFileSync(target, output.bytes);
     }
     const journal: Journal = { stage: stageName, write: [...changed.map((o) => o.path).filter((p) => p !== MANIFEST), ...changed.map((o) => o.path).filter((p) => p === MANIFEST)], remove: [...removed] };
     const temp = `${journalFile}.${randomBytes(6).toString('hex')}`;
     writeFileSync(temp, JSON.stringify(journal));
+    faultPoint('commit', journalFile);
     renameSync(temp, journalFile);
   } catch (error) {
     rmSync(stage, { recursive: true, force: true });
@@ -500,10 +488,14 @@ function applyJournal(outDir: string, journalFile: string, beforeReplace?: (file
   const real = new Set<string>();
   for (const { from } of moves) if (!throughFolders(stage, from, real)) throw foreign(`names \`${path.relative(stage, from)}\` in its stage, behind something that is not a folder`);
   // Removals first, so a path that turns from a file into a folder (or back) has room; manifest.json is the last rename.
-  for (const file of journal.remove) removeWithEmptyParents(outDir, file);
+  for (const file of journal.remove) {
+    faultPoint('rm', path.join(outDir, file));
+    removeWithEmptyParents(outDir, file);
+  }
   for (const { from, to } of moves) {
     if (!existsSync(from)) continue;
     beforeReplace?.(to);
+    faultPoint('rename', to);
     moveInto(from, to);
   }
   unlinkIfThere(journalFile);
