@@ -1,7 +1,7 @@
 // `knoc watch` with real processes and real files: how it stops, and what its
 // publish may and may not touch. A publish is paused where a test needs it
 // through KNOC_TEST_FAULT (src/emit/fault-hook.ts), never by sleeping.
-import { cpSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { editFile } from './support/edit-file.js';
@@ -133,4 +133,29 @@ describe('knoc watch after an interrupted publish', () => {
       expect(readdirSync(path.join(root, 'dist'), { recursive: true, encoding: 'utf8' }).filter((file) => file.includes('.knoc-')), `step ${step}`).toEqual([]);
     }
   }, 120_000);
+});
+
+describe('knoc watch and the config file', () => {
+  it.each(['knoc.config.yml', 'knoc.config.json', 'knoc.yaml', 'knoc.yml'])('rebuilds when %s, a name the build reports as not read, comes or goes', async (name) => {
+    const root = copyRepo(happyFixture);
+    const config = path.join(root, 'knoc.config.yaml');
+    const watch = startKnoc(['watch', '--root', root]);
+    try {
+      await watch.summary(1);
+      // The config goes first, and its rebuild is waited for: the misnamed file that follows is what the next one is for.
+      const text = readFileSync(config);
+      unlinkSync(config);
+      await watch.summary(2);
+      writeFileSync(path.join(root, name), text);
+      expect(await watch.summary(3)).toMatch(/ 1 error/);
+      expect(watch.output().split('Watching for changes...')[2]).toContain(`KNO2040`);
+      expect(watch.output().split('Watching for changes...')[2]).toContain(`\`${name}\` is not read`);
+      // Named right again: the finding goes.
+      renameSync(path.join(root, name), config);
+      expect(await watch.summary(4)).toMatch(/ 0 errors/);
+    } finally {
+      watch.child.kill('SIGINT');
+      await watch.exited();
+    }
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { readdirSync, watch as watchFiles, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { createBuildCache } from '../cache/analysis-cache.js';
+import { CONFIG_FILE, MISNAMED_CONFIG_FILES } from '../config/config-names.js';
 import { readSource, type Discovery } from '../discover/discover.js';
 import { build, type BuildOptions, type BuildResult } from './build.js';
 
@@ -14,7 +15,8 @@ export interface WatchOptions extends Omit<BuildOptions, 'memoryCache' | 'write'
 }
 
 /**
- * Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change.
+ * Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change
+ * (or a config file under a name the build reports as not read comes or goes).
  * The cache stays in memory between builds, so an edit re-parses only the
  * files whose bytes changed. Returns a function that stops watching: no
  * change is taken after it is called, and it resolves once the build under
@@ -89,7 +91,8 @@ export async function watch(options: WatchOptions): Promise<() => Promise<void>>
         // A folder removed meanwhile: the rename event that removed it triggers a fresh discovery.
       }
     }
-    watchers.push(watchFiles(root, (_event, file) => (file === 'knoc.config.yaml' || file === 'content' || file === 'specs' ? schedule('rename', file) : undefined)));
+    // At the root, the config under its name and under the names a build reports as not read (KNO2040), content/ and specs/.
+    watchers.push(watchFiles(root, (_event, file) => (file !== null && ROOT_ENTRIES.has(file) ? schedule('rename', file) : undefined)));
     started = true;
   };
   const restartWatchers = () => {
@@ -114,6 +117,9 @@ export async function watch(options: WatchOptions): Promise<() => Promise<void>>
   await run();
   return stop;
 }
+
+/** The entries of the repository's root a build reads or reports on. */
+const ROOT_ENTRIES: ReadonlySet<string> = new Set([CONFIG_FILE, ...MISNAMED_CONFIG_FILES, 'content', 'specs']);
 
 /** `top` and every folder below it, relative to root with forward slashes; none when `top` does not exist. */
 function foldersUnder(root: string, top: string): string[] {

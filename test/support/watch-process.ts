@@ -7,8 +7,8 @@ export interface WatchProcess {
   child: ChildProcess;
   /** Everything written to stdout and stderr so far. */
   output(): string;
-  /** Resolves with the n-th build's summary line (`... Watching for changes...`) as soon as it is printed. */
-  summary(n: number): Promise<string>;
+  /** Resolves with the n-th build's summary line (`... Watching for changes...`) as soon as it is printed; rejects after `timeoutMs` (default 15 s). */
+  summary(n: number, timeoutMs?: number): Promise<string>;
   /** Resolves with the exit code, or the name of the signal that ended the process. */
   exited(): Promise<string>;
 }
@@ -25,17 +25,22 @@ export function startKnoc(args: readonly string[], env: NodeJS.ProcessEnv = {}):
   child.stdout!.on('data', heard);
   child.stderr!.on('data', heard);
   const exitedWith = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(String(code ?? signal))));
-  const summary = (n: number) =>
+  const summary = (n: number, timeoutMs = 15_000) =>
     new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no build ${n} within ${timeoutMs} ms: ${log}`)), timeoutMs);
       const look = () => {
         const found = log.split('\n').filter((line) => line.endsWith('Watching for changes...'))[n - 1];
         if (found === undefined) return;
         listeners.delete(look);
+        clearTimeout(timer);
         resolve(found);
       };
       listeners.add(look);
       look();
-      void exitedWith.then((code) => reject(new Error(`knoc exited with ${code} before build ${n}: ${log}`)));
+      void exitedWith.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`knoc exited with ${code} before build ${n}: ${log}`));
+      });
     });
   return { child, output: () => log, summary, exited: () => exitedWith };
 }

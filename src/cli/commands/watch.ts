@@ -15,8 +15,10 @@ export const watchCommand: Command = {
   summary: 'build, then rebuild on every change',
   help: `Usage: knoc watch [--root DIR] [--out DIR] [--base-url URL] [--quiet | --verbose]
 
-Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change. Parsed
-files stay cached in memory, so an edit re-parses only the files it touched.
+Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change, and
+when a config under a name knoc does not read (knoc.config.yml, knoc.yaml, ...),
+which a build reports, comes or goes. Parsed files stay cached in memory, so an
+edit re-parses only the files it touched.
 Each build ends with a summary line. Stop with Ctrl-C (or SIGTERM), at any
 moment: a publish under way is finished first, so dist/ is always one complete
 build, and the exit code is 0.
