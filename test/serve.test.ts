@@ -29,11 +29,14 @@ function fetchRaw(base: string, target: string, init: { method?: string; headers
 
 describe('parseRequestPath', () => {
   it.each([
-    ['/', { segments: [], folder: true }],
-    ['/index.html?x=1#y', { segments: ['index.html'], folder: false }],
-    ['/.well-known/agent-card.json', { segments: ['.well-known', 'agent-card.json'], folder: false }],
-    ['/agents/drift%20x/', { segments: ['agents', 'drift x'], folder: true }],
-    ['//agents//a/', { segments: ['agents', 'a'], folder: true }],
+    ['/', { segments: [], folder: true, query: '' }],
+    ['/index.html?x=1#y', { segments: ['index.html'], folder: false, query: '?x=1' }],
+    ['/agents?x=%2F&y=/a?b#c?d', { segments: ['agents'], folder: false, query: '?x=%2F&y=/a?b' }],
+    ['/agents?q=\u00e9\u0001', { segments: ['agents'], folder: false, query: '?q=%E9%01' }],
+    ['/agents#x?y', { segments: ['agents'], folder: false, query: '' }],
+    ['/.well-known/agent-card.json', { segments: ['.well-known', 'agent-card.json'], folder: false, query: '' }],
+    ['/agents/drift%20x/', { segments: ['agents', 'drift x'], folder: true, query: '' }],
+    ['//agents//a/', { segments: ['agents', 'a'], folder: true, query: '' }],
     ['/../etc/passwd', undefined],
     ['/agents/../../etc/passwd', undefined],
     ['/%2e%2e/etc/passwd', undefined],
@@ -131,6 +134,20 @@ describe('preview server over HTTP', () => {
     const bare = await fetchRaw(server.url, '/agents/schema-reviewer');
     expect(bare.status).toBe(301);
     expect(bare.headers.location).toBe('/agents/schema-reviewer/');
+  });
+
+  it.each(['/agents', '/index', '/.well-known', '/agents/schema-reviewer/.well-known'])('answers 404 to %s, a folder with no index.html, with or without its slash: no redirect to a page that is not there', async (target) => {
+    const bare = await fetchRaw(server.url, target);
+    expect(bare.status).toBe(404);
+    expect(bare.headers.location).toBeUndefined();
+    expect((await fetchRaw(server.url, `${target}/`)).status).toBe(404);
+  });
+
+  it('keeps the query when it adds a folder’s slash', async () => {
+    const bare = await fetchRaw(server.url, '/agents/schema-reviewer?x=1&y=%2F');
+    expect(bare.status).toBe(301);
+    expect(bare.headers.location).toBe('/agents/schema-reviewer/?x=1&y=%2F');
+    expect((await fetchRaw(server.url, bare.headers.location as string)).status).toBe(200);
   });
 
   it('answers HEAD with the headers of GET and no body', async () => {

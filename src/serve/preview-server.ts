@@ -92,28 +92,40 @@ async function respond(req: IncomingMessage, res: ServerResponse, dir: string): 
   return send(res, 200, headers, bytes, head);
 }
 
-/** The file a request names inside `dir`, a redirect that adds a folder's slash, or undefined for 404. */
+/**
+ * The file a request names inside `dir`, a redirect that adds a folder's
+ * slash (only for a folder with an index.html to serve, the query kept), or
+ * undefined for 404.
+ */
 async function findFile(dir: string, target: string | undefined): Promise<{ file: string; relative: string } | { redirect: string } | undefined> {
   const request = parseRequestPath(target);
   if (!request) return undefined;
   const root = await realpath(dir).catch(() => undefined);
   if (root === undefined) return undefined;
-  let relative = request.segments.join('/');
-  let file = path.join(root, ...request.segments);
+  const relative = request.segments.join('/');
+  const file = path.join(root, ...request.segments);
   const info = await stat(file).catch(() => undefined);
   if (info?.isDirectory()) {
+    const index = await servable(root, path.join(file, 'index.html'));
+    if (index === undefined) return undefined;
     // Relative links in a folder's index.html resolve against the URL, so the URL must end in a slash.
-    if (!request.folder && request.segments.length > 0) return { redirect: `/${request.segments.map(encodeURIComponent).join('/')}/` };
-    relative = relative === '' ? 'index.html' : `${relative}/index.html`;
-    file = path.join(file, 'index.html');
-  } else if (request.folder || !info) return undefined;
+    if (!request.folder && request.segments.length > 0) return { redirect: `/${request.segments.map(encodeURIComponent).join('/')}/${request.query}` };
+    return { file: index, relative: relative === '' ? 'index.html' : `${relative}/index.html` };
+  }
+  if (request.folder || !info) return undefined;
+  const real = await servable(root, file);
+  return real === undefined ? undefined : { file: real, relative };
+}
+
+/** Where `file` really is, when that is a regular file inside `root` (the served folder, its real path) other than `_headers`. */
+async function servable(root: string, file: string): Promise<string | undefined> {
   // A symbolic link inside the folder must not lead out of it.
   const real = await realpath(file).catch(() => undefined);
   if (real === undefined || !real.startsWith(root + path.sep)) return undefined;
   // Netlify and Cloudflare Pages read `_headers` as configuration and answer 404 for it, under any name that leads to it.
   if (real === path.join(root, HEADERS_PATH)) return undefined;
-  const realInfo = await stat(real).catch(() => undefined);
-  return realInfo?.isFile() ? { file: real, relative } : undefined;
+  const info = await stat(real).catch(() => undefined);
+  return info?.isFile() ? real : undefined;
 }
 
 /** RFC 9110 If-None-Match: `*` or a list of entity tags, weak ones compared weakly. */

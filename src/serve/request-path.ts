@@ -4,6 +4,8 @@ export interface RequestPath {
   segments: string[];
   /** The URL ended in `/`: a folder was asked for. */
   folder: boolean;
+  /** The query, `?` included, or '' when there is none; any byte that may not go into a header as it is, percent-encoded. */
+  query: string;
 }
 
 /**
@@ -16,6 +18,8 @@ export function parseRequestPath(target: string | undefined): RequestPath | unde
   if (target === undefined || !target.startsWith('/')) return undefined;
   const end = target.search(/[?#]/);
   const raw = end === -1 ? target : target.slice(0, end);
+  // A target is read as Latin-1: each character is one byte of it.
+  const query = (/^\?[^#]*/.exec(target.slice(raw.length))?.[0] ?? '').replace(/[^\x21-\x7e]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
   const segments: string[] = [];
   for (const part of raw.split('/')) {
     let segment: string;
@@ -27,5 +31,5 @@ export function parseRequestPath(target: string | undefined): RequestPath | unde
     if (segment === '.' || segment === '..' || /[/\\\0]/.test(segment)) return undefined;
     if (segment !== '') segments.push(segment);
   }
-  return { segments, folder: raw.endsWith('/') };
+  return { segments, folder: raw.endsWith('/'), query };
 }

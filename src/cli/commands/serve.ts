@@ -27,10 +27,11 @@ http://127.0.0.1:${DEFAULT_PORT}/ with what a static host configured by dist/_he
 sends: Content-Type (application/json for cards, text/html for pages),
 Cache-Control, an ETag equal to each file's sha256 in manifest.json with 304 on
 If-None-Match, and CORS (Access-Control-Allow-Origin: *) on the JSON files.
-Folders serve their index.html; anything outside the folder is 404, and so
-is _headers, which such a host reads and never serves; methods other than GET,
-HEAD and OPTIONS are 405. Stop with Ctrl-C (or SIGTERM), at any moment: with
---watch, a publish under way is finished first. The exit code is 0.
+Folders serve their index.html (a folder without one is 404, never redirected
+to its slash form); anything outside the folder is 404, and so is _headers,
+which such a host reads and never serves; methods other than GET, HEAD and
+OPTIONS are 405. Stop with Ctrl-C (or SIGTERM), at any moment: with --watch, a
+publish under way is finished first. The exit code is 0.
 
 Options:
   --port N       port to listen on (0: any free port; the URL printed says which)
