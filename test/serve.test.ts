@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -320,6 +320,21 @@ describe('knoc serve', () => {
       const taken = runCli(['serve', '--port', String(busy.port), path.join(root, 'dist')]);
       expect(taken.status).toBe(2);
       expect(taken.stderr).toContain(`port ${busy.port} is in use`);
+    } finally {
+      await busy.close();
+    }
+  });
+
+  it('with --watch and a port in use, refuses with exit 2 before building: nothing is written', async () => {
+    const root = copyRepo(happyFixture);
+    const before = readdirSync(root).sort();
+    const busy = await startPreviewServer({ dir: root, port: 0 });
+    try {
+      const taken = runCli(['serve', '--watch', '--port', String(busy.port), '--root', root]);
+      expect(taken.status).toBe(2);
+      expect(taken.stderr).toContain(`port ${busy.port} is in use`);
+      expect(taken.stderr).not.toContain('Watching for changes');
+      expect(readdirSync(root).sort(), 'no dist/, no cache').toEqual(before);
     } finally {
       await busy.close();
     }

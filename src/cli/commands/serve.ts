@@ -37,8 +37,8 @@ Options:
   --port N       port to listen on (0: any free port; the URL printed says which)
   --host [ADDR]  listen on ADDR; --host alone listens on every interface
                  (default: 127.0.0.1, this machine only)
-  --watch        build first, then rebuild on every change; the server sends
-                 the new files at once
+  --watch        once the port is taken, build, then rebuild on every change;
+                 the server sends the new files at once
   --root DIR     the repository to build with --watch (default: .)
   --base-url URL overrides base_url in knoc.config.yaml with --watch
 
@@ -70,40 +70,37 @@ async function runServe(args: readonly string[]): Promise<number> {
   const shownDir = path.relative(process.cwd(), dir) || '.';
   const paint = choosePaint(process.stderr, process.env);
 
+  if (!values.watch && !(await readManifest(dir))) {
+    throw new UsageError(`nothing to serve: \`${shownDir}\` holds no knoc build (no manifest.json); run \`knoc build\` first, or \`knoc serve --watch\``);
+  }
   const stopping = listenForStop();
+  const host = values.host;
+  // The port first: a build is not made for a server that cannot listen. Files are read per request, and the URL is
+  // printed only once the first build is published.
+  const server = await listenOn(dir, port, host);
   let stopWatching: (() => Promise<void>) | undefined;
   if (values.watch) {
-    stopWatching = await watch({
-      signal: stopping.signal,
-      root,
-      out: path.relative(root, dir),
-      ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-      onBuild: (result) => {
-        if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
-        process.stderr.write(`${renderWatchSummary(result)}\n`);
-      },
-    });
-  } else if (!(await readManifest(dir))) {
-    throw new UsageError(`nothing to serve: \`${shownDir}\` holds no knoc build (no manifest.json); run \`knoc build\` first, or \`knoc serve --watch\``);
+    try {
+      stopWatching = await watch({
+        signal: stopping.signal,
+        root,
+        out: path.relative(root, dir),
+        ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+        onBuild: (result) => {
+          if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
+          process.stderr.write(`${renderWatchSummary(result)}\n`);
+        },
+      });
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
   }
   // Stopped during the first build: that build is published, and nothing is served.
   if (stopping.signal.aborted) {
     await stopWatching?.();
+    await server.close();
     return EXIT.ok;
-  }
-
-  const host = values.host;
-  let server: PreviewServer;
-  try {
-    server = await startPreviewServer({ dir, port: port ?? DEFAULT_PORT, ...(host !== undefined ? { host } : {}) });
-  } catch (error) {
-    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
-    if (code === 'EADDRINUSE' && port === undefined) server = await startPreviewServer({ dir, port: 0, ...(host !== undefined ? { host } : {}) });
-    else {
-      await stopWatching?.();
-      const reason = code === 'EADDRINUSE' ? `port ${port} is in use; pass --port 0 for any free port` : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? `\`${host}\` is not an address of this machine` : error instanceof Error ? error.message : String(error);
-      throw new UsageError(`cannot listen: ${reason}`);
-    }
   }
   process.stdout.write(`Serving ${shownDir} at ${server.url}\n`);
   process.stderr.write(`  fleet page  ${server.url}\n  fleet card  ${server.url}.well-known/agent-card.json\n`);
@@ -114,6 +111,18 @@ async function runServe(args: readonly string[]): Promise<number> {
   await stopWatching?.();
   await server.close();
   return EXIT.ok;
+}
+
+/** A preview server for `dir` on `port` (the default port, else any free one, when none was given), or a usage error saying why not. */
+async function listenOn(dir: string, port: number | undefined, host: string | undefined): Promise<PreviewServer> {
+  try {
+    return await startPreviewServer({ dir, port: port ?? DEFAULT_PORT, ...(host !== undefined ? { host } : {}) });
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+    if (code === 'EADDRINUSE' && port === undefined) return startPreviewServer({ dir, port: 0, ...(host !== undefined ? { host } : {}) });
+    const reason = code === 'EADDRINUSE' ? `port ${port} is in use; pass --port 0 for any free port` : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? `\`${host}\` is not an address of this machine` : error instanceof Error ? error.message : String(error);
+    throw new UsageError(`cannot listen: ${reason}`);
+  }
 }
 
 /** `--host` with no address (last, or followed by another option) means every interface, as in other dev servers. */
