@@ -10,7 +10,8 @@ import { build } from '../lib/pipeline/build.js';
 import { watch } from '../lib/pipeline/watch.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const n = Number(process.argv[process.argv.indexOf('--n') + 1] || 1000);
+const nAt = process.argv.indexOf('--n');
+const n = nAt >= 0 ? Number(process.argv[nAt + 1]) : 1000;
 const runs = 7;
 
 /** A repository of about n blueprints: copies of the shipped examples under new slugs and ids. */
