@@ -279,9 +279,12 @@ describe('publishing and proving outputs', () => {
 });
 
 describe('knoc watch', () => {
-  /** Starts `knoc watch` on `root`; `summary(n)` resolves with the n-th build's summary line as soon as it is printed. */
-  function startWatch(root: string): { child: ChildProcess; summary(n: number): Promise<string>; exited(): Promise<string> } {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), 'watch', '--root', root], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  /**
+   * Starts `knoc watch` on `root`, with `env` added to the environment; `summary(n)` resolves with the n-th build's
+   * summary line as soon as it is printed, and `log()` is all it printed so far.
+   */
+  function startWatch(root: string, env: NodeJS.ProcessEnv = {}): { child: ChildProcess; summary(n: number): Promise<string>; log(): string; exited(): Promise<string> } {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), 'watch', '--root', root], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     const summaries = () => log.split('\n').filter((line) => line.endsWith('Watching for changes...'));
     const summary = (n: number) =>
@@ -304,7 +307,7 @@ describe('knoc watch', () => {
         if (child.exitCode !== null || child.signalCode !== null) resolve(String(child.exitCode ?? child.signalCode));
         else child.once('exit', (code, signal) => resolve(String(code ?? signal)));
       });
-    return { child, summary, exited };
+    return { child, summary, log: () => log, exited };
   }
 
   /** Each file's inode and mtime under `dir`: a file rewritten, even with the same bytes, gets others. */
@@ -336,6 +339,56 @@ describe('knoc watch', () => {
     second.child.kill('SIGINT');
     expect(['0', 'SIGINT']).toContain(await second.exited());
     expect(stampsUnder(dist)).toEqual(published);
+  }, 30_000);
+
+  it('reports a rebuild that stops on an internal error as KNO9001, leaves dist/ as it was, and rebuilds on the next change', async () => {
+    const root = copyRepo(happy);
+    const dist = path.join(root, 'dist');
+    const card = (slug: string) => readFileSync(path.join(dist, 'agents', slug, '.well-known/agent-card.json'), 'utf8');
+    // The second build of the process, the first rebuild, throws as a bug would once it has compiled.
+    const watcher = startWatch(root, { KNOC_TEST_FAULT: 'build:2' });
+    try {
+      expect(await watcher.summary(1)).toMatch(/^2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; \d+ changed\. Watching for changes\.\.\.$/);
+      const published = stampsUnder(dist);
+      const reviewer = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+      writeFileSync(reviewer, readFileSync(reviewer, 'utf8').replace('name: Review', 'name: Review in watch mode'));
+      expect(await watcher.summary(2)).toBe('Build stopped. Watching for changes...');
+      expect(watcher.log()).toContain(
+        'knoc: error KNO9001 knoc failed unexpectedly: simulated internal error in build 2.\n  hint: This is a bug in knoc; please report it with the file that triggered it (set KNOC_DEBUG=1 for a stack trace).\nBuild stopped. Watching for changes...\n',
+      );
+      expect(watcher.log()).not.toMatch(/\n\s+at .+:\d+:\d+/);
+      expect(stampsUnder(dist)).toEqual(published);
+
+      // Another blueprint changes: the next build publishes it, and the edit the stopped build had read too.
+      const sentinel = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+      writeFileSync(sentinel, readFileSync(sentinel, 'utf8').replace('name: Drift Sentinel', 'name: Drift Sentinel in watch mode'));
+      expect(await watcher.summary(3)).toMatch(/^2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; \d+ changed\. Watching for changes\.\.\.$/);
+      expect(card('schema-reviewer')).toContain('Review in watch mode');
+      expect(card('drift-sentinel')).toContain('Drift Sentinel in watch mode');
+      expect((await verifyManifest(dist, 'dist')).diagnostics).toEqual([]);
+      watcher.child.kill('SIGINT');
+      expect(await watcher.exited()).toBe('0');
+    } finally {
+      watcher.child.kill('SIGTERM');
+    }
+  }, 30_000);
+
+  it('with KNOC_DEBUG, follows the report of a build that stopped with its stack trace, and goes on watching after a first build that stopped', async () => {
+    const root = copyRepo(happy);
+    const watcher = startWatch(root, { KNOC_TEST_FAULT: 'build:1', KNOC_DEBUG: '1' });
+    try {
+      expect(await watcher.summary(1)).toBe('Build stopped. Watching for changes...');
+      expect(watcher.log()).toMatch(/^knoc: error KNO9001 knoc failed unexpectedly: simulated internal error in build 1\.\n {2}hint: .*\nError: simulated internal error in build 1\n(?:\s+at .+\n)+Build stopped\. Watching for changes\.\.\.\n$/);
+      expect(existsSync(path.join(root, 'dist'))).toBe(false);
+      const reviewer = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+      writeFileSync(reviewer, readFileSync(reviewer, 'utf8').replace('name: Review', 'name: Review in watch mode'));
+      expect(await watcher.summary(2)).toMatch(/^2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; \d+ changed\. Watching for changes\.\.\.$/);
+      expect(readFileSync(path.join(root, 'dist/agents/schema-reviewer/.well-known/agent-card.json'), 'utf8')).toContain('Review in watch mode');
+      watcher.child.kill('SIGINT');
+      expect(await watcher.exited()).toBe('0');
+    } finally {
+      watcher.child.kill('SIGTERM');
+    }
   }, 30_000);
 
   it('rebuilds when a blueprint changes', async () => {

@@ -1,5 +1,6 @@
 import { KNOC_VERSION } from '../model/version.js';
 import { EXIT, UsageError } from './command.js';
+import { reportFailure } from './report-failure.js';
 import type { Command } from './command.js';
 
 export { EXIT } from './command.js';
@@ -15,17 +16,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`knoc: ${usageMessage(error as Error)}\nRun \`${help}\` for usage.\n`);
       return EXIT.usage;
     }
-    // A file the run had to read or write and could not (a folder that cannot be made, a full disk): the machine's, not a bug.
-    const refused = fileSystemRefusal(error);
-    if (refused) {
-      process.stderr.write(`knoc: ${refused}\n`);
-      if (process.env.KNOC_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-      return EXIT.usage;
-    }
-    // A bug, never the author's fault: say so, with what a report needs.
-    const detail = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`knoc: error KNO9001 ${await crashMessage(detail)}\n`);
-    if (process.env.KNOC_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    // What the file system refused (the machine's doing), or else a bug (KNO9001): either way the run exits 2.
+    await reportFailure(error);
     return EXIT.usage;
   }
 }
@@ -94,21 +86,6 @@ async function commandNamed(name: string): Promise<Command | undefined> {
   return (await import('./commands/index.js')).findCommand(name);
 }
 
-/**
- * The KNO9001 message and hint for a crash. The catalogue is loaded only here,
- * so every run that goes well skips it; if even that fails (a damaged
- * install), the detail is still reported.
- */
-async function crashMessage(detail: string): Promise<string> {
-  try {
-    const [{ catalogue }, { formatTemplate }] = await Promise.all([import('../diagnostics/catalogue.js'), import('../diagnostics/create.js')]);
-    const entry = catalogue.KNO9001;
-    return `${formatTemplate(entry.message, { detail })}\n  hint: ${entry.hint}`;
-  } catch {
-    return `knoc failed unexpectedly: ${detail}.`;
-  }
-}
-
 /** A usage error in knoc's own words: Node's argument parser names options its own way. */
 function usageMessage(error: Error): string {
   const code = 'code' in error ? String(error.code) : '';
@@ -122,27 +99,6 @@ function usageMessage(error: Error): string {
     return /does not take an argument/.test(error.message) ? `option \`${option}\` takes no value` : `option \`${option}\` needs a value`;
   }
   return error.message;
-}
-
-/** What the file system would not do, in words, for an error that names a path and a call; undefined for anything else. */
-function fileSystemRefusal(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const { code, syscall, path: file } = error as NodeJS.ErrnoException;
-  if (typeof code !== 'string' || typeof syscall !== 'string' || typeof file !== 'string' || !/^E[A-Z]+$/.test(code)) return undefined;
-  const reasons: Record<string, string> = {
-    ENOENT: syscall === 'mkdir' ? 'its parent folder does not exist and cannot be made' : 'no such file or folder',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EROFS: 'the file system is read-only',
-    ENOSPC: 'the disk is full',
-    EDQUOT: 'the disk quota is used up',
-    EISDIR: 'it is a folder, expected a file',
-    ENOTDIR: 'a part of the path is a file, expected a folder',
-    EEXIST: 'a file is already there',
-    EIO: 'the device reported an input/output error',
-  };
-  const verb = syscall === 'mkdir' ? 'make the folder' : syscall === 'write' || syscall === 'rename' ? 'write' : syscall === 'read' || syscall === 'scandir' ? 'read' : syscall;
-  return `cannot ${verb} \`${file}\`: ${reasons[code] ?? code} (${code})`;
 }
 
 function isParseArgsError(error: unknown): boolean {

@@ -854,7 +854,7 @@ export const catalogue = {
     severity: 'error',
     message: 'knoc failed unexpectedly: {detail}.',
     hint: 'This is a bug in knoc; please report it with the file that triggered it (set KNOC_DEBUG=1 for a stack trace).',
-    explanation: 'An invariant inside knoc broke. The input may be unusual, but this is never the author’s fault. The run exits with code 2 and writes nothing.',
+    explanation: 'An invariant inside knoc broke. The input may be unusual, but this is never the author’s fault. The run exits with code 2 and writes nothing; under `knoc watch` (or `knoc serve --watch`) only that build stops, and the next change builds again.',
   },
 } as const satisfies Record<string, CatalogueEntry>;
 

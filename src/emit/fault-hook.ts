@@ -7,6 +7,9 @@
  * makes (1-based): `kill` ends the process at once (SIGKILL), `hold=<ms>`
  * pauses there, and any other action (`ENOSPC`, `EROFS`, `EACCES`) makes that
  * operation fail with that error code. `count` reports every step on stderr.
+ * `KNOC_TEST_FAULT=build:<n>` instead makes the n-th build of the process stop
+ * as a bug would (an error with no code), once it has compiled and before it
+ * publishes anything.
  */
 const STATE = Symbol.for('knoc.fault-hook');
 
@@ -15,18 +18,25 @@ interface FaultPlan {
   action: string;
 }
 
+/** `build:<n>`: the n-th build throws. */
+interface BuildFault {
+  build: number;
+}
+
 /**
- * The plan and the steps counted so far, one per process: the edit path's
+ * The plan and the steps (and builds) counted so far, one per process: the edit path's
  * bundle holds its own copy of this module (scripts/bundle-edit-path.mjs),
  * and a run's steps are counted across both.
  */
-const state = ((globalThis as { [STATE]?: { plan: FaultPlan | 'count' | undefined | null; steps: number } })[STATE] ??= { plan: null, steps: 0 });
+const state = ((globalThis as { [STATE]?: { plan: FaultPlan | BuildFault | 'count' | undefined | null; steps: number; builds: number } })[STATE] ??= { plan: null, steps: 0, builds: 0 });
 
-function readPlan(): FaultPlan | 'count' | undefined {
+function readPlan(): FaultPlan | BuildFault | 'count' | undefined {
   // eslint-disable-next-line no-restricted-globals
   const spec = process.env.KNOC_TEST_FAULT;
   if (spec === undefined || spec === '') return undefined;
   if (spec === 'count') return 'count';
+  const build = /^build:(\d+)$/.exec(spec);
+  if (build) return { build: Number(build[1]) };
   const match = /^(\d+):(kill|hold=\d+|E[A-Z]+)$/.exec(spec);
   return match ? { at: Number(match[1]), action: match[2]! } : undefined;
 }
@@ -35,7 +45,7 @@ function readPlan(): FaultPlan | 'count' | undefined {
 export function faultPoint(op: string, target: string): void {
   if (state.plan === null) state.plan = readPlan();
   const { plan } = state;
-  if (plan === undefined) return;
+  if (plan === undefined || (plan !== 'count' && 'build' in plan)) return;
   const steps = ++state.steps;
   // eslint-disable-next-line no-restricted-globals
   if (plan === 'count') return void process.stderr.write(`knoc fault point ${steps}: ${op} ${target}\n`);
@@ -45,6 +55,14 @@ export function faultPoint(op: string, target: string): void {
   // A synchronous pause, so a publish that runs without awaiting stays so.
   if (plan.action.startsWith('hold=')) return void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(plan.action.slice(5)));
   throw Object.assign(new Error(`${plan.action}: simulated failure, ${op} '${target}'`), { code: plan.action, syscall: op, path: target });
+}
+
+/** Marks a build that has compiled and is about to publish; under `KNOC_TEST_FAULT=build:<n>` the n-th one throws here. */
+export function buildFaultPoint(): void {
+  if (state.plan === null) state.plan = readPlan();
+  const { plan } = state;
+  if (plan === undefined || plan === 'count' || !('build' in plan)) return;
+  if (++state.builds === plan.build) throw new Error(`simulated internal error in build ${plan.build}`);
 }
 
 /** How long a build waits for another to finish publishing; tests shorten it with `KNOC_TEST_LOCK_WAIT_MS`. */

@@ -17,6 +17,7 @@ import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
+import { buildFaultPoint } from '../emit/fault-hook.js';
 import { discardEarlyStage, holdStagedOutputs, openEarlyStage, recordStaged, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
@@ -237,6 +238,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       }
     }
     if (options.checkOutputs && !failsGate(diagnostics, options)) diagnostics.push(...(await findStaleOutputs(outDir, result.outputs, path.relative(root, outDir) || '.')));
+    // knoc's own tests make a build fail here as a bug would: everything compiled, nothing published (KNOC_TEST_FAULT).
+    buildFaultPoint();
     let written: WriteReport | undefined;
     if (options.write !== false && !options.checkOutputs && !failsGate(diagnostics, options)) {
       try {

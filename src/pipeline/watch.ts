@@ -8,6 +8,8 @@ import { build, type BuildOptions, type BuildResult } from './build.js';
 /** Options for watch mode: a build's options plus what to do after each build. */
 export interface WatchOptions extends Omit<BuildOptions, 'memoryCache' | 'write'> {
   onBuild(result: BuildResult): void;
+  /** Told when a build stops on an unexpected error (a bug, or a file the machine would not read or write); watching goes on. Must not throw. */
+  onError(error: unknown): void | Promise<void>;
   /** Quiet period after a change before rebuilding, in ms; default 25. */
   debounceMs?: number;
   /** Stops watching once aborted, as the returned function does; may abort during the first build. */
@@ -18,9 +20,10 @@ export interface WatchOptions extends Omit<BuildOptions, 'memoryCache' | 'write'
  * Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change
  * (or a config file under a name the build reports as not read comes or goes).
  * The cache stays in memory between builds, so an edit re-parses only the
- * files whose bytes changed. Returns a function that stops watching: no
- * change is taken after it is called, and it resolves once the build under
- * way, if any, has finished, its publish and the publish lock included.
+ * files whose bytes changed. A build that throws is told to `onError` and
+ * watching goes on. Returns a function that stops watching: no change is
+ * taken after it is called, and it resolves once the build under way, if
+ * any, has finished, its publish and the publish lock included.
  */
 export async function watch(options: WatchOptions): Promise<() => Promise<void>> {
   const root = path.resolve(options.root ?? '.');
@@ -54,14 +57,20 @@ export async function watch(options: WatchOptions): Promise<() => Promise<void>>
     running = (async () => {
       do {
         again = false;
-        const discovery = await updatedDiscovery();
-        // Node's recursive watcher follows files, and an atomic save replaces the file: watch afresh after any rename.
-        if (!discovery && started) restartWatchers();
-        changed.clear();
-        rediscover = false;
-        const result = await build({ ...options, root, memoryCache: cache, publishMode: 'in-place', ...(discovery ? { discovery } : {}) });
-        last = result.discovery;
-        options.onBuild(result);
+        try {
+          const discovery = await updatedDiscovery();
+          // Node's recursive watcher follows files, and an atomic save replaces the file: watch afresh after any rename.
+          if (!discovery && started) restartWatchers();
+          changed.clear();
+          rediscover = false;
+          const result = await build({ ...options, root, memoryCache: cache, publishMode: 'in-place', ...(discovery ? { discovery } : {}) });
+          last = result.discovery;
+          options.onBuild(result);
+        } catch (error) {
+          // Said, and the next change rebuilds. That build discovers afresh: what this one re-read never reached `last`.
+          rediscover = true;
+          await options.onError(error);
+        }
       } while (again && !stopped);
     })();
     try {

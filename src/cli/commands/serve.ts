@@ -5,7 +5,8 @@ import { resolveOutDir } from '../../pipeline/out-dir.js';
 import { watch } from '../../pipeline/watch.js';
 import { startPreviewServer, type PreviewServer } from '../../serve/preview-server.js';
 import { renderStylish } from '../render/stylish.js';
-import { renderWatchSummary } from '../render/watch-summary.js';
+import { renderWatchStopped, renderWatchSummary } from '../render/watch-summary.js';
+import { reportFailure } from '../report-failure.js';
 import { choosePaint } from '../paint.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
@@ -89,6 +90,10 @@ async function runServe(args: readonly string[]): Promise<number> {
         onBuild: (result) => {
           if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
           process.stderr.write(`${renderWatchSummary(result)}\n`);
+        },
+        onError: async (error) => {
+          await reportFailure(error);
+          process.stderr.write(`${renderWatchStopped()}\n`);
         },
       });
     } catch (error) {

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { watch } from '../../pipeline/watch.js';
 import { renderStylish } from '../render/stylish.js';
-import { renderWatchSummary } from '../render/watch-summary.js';
+import { renderWatchStopped, renderWatchSummary } from '../render/watch-summary.js';
+import { reportFailure } from '../report-failure.js';
 import { choosePaint } from '../paint.js';
 import { renderPhaseTimings } from '../progress.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
@@ -19,9 +20,10 @@ Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change, and
 when a config under a name knoc does not read (knoc.config.yml, knoc.yaml, ...),
 which a build reports, comes or goes. Parsed files stay cached in memory, so an
 edit re-parses only the files it touched.
-Each build ends with a summary line. Stop with Ctrl-C (or SIGTERM), at any
-moment: a publish under way is finished first, so dist/ is always one complete
-build, and the exit code is 0.
+Each build ends with a summary line; one that stops on an internal error is
+reported as knoc build reports it, and watching goes on. Stop with Ctrl-C (or
+SIGTERM), at any moment: a publish under way is finished first, so dist/ is
+always one complete build, and the exit code is 0.
 
 Options:
   --root DIR      the repository (default: current directory)
@@ -63,6 +65,10 @@ async function runWatch(args: readonly string[]): Promise<number> {
       if (shown.length > 0) process.stderr.write(`${renderStylish(shown, (file) => result.sources.get(file), paint)}\n\n`);
       process.stderr.write(`${renderWatchSummary(result)}\n`);
       if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs));
+    },
+    onError: async (error) => {
+      await reportFailure(error);
+      process.stderr.write(`${renderWatchStopped()}\n`);
     },
   });
   await stopping.requested;

@@ -7,3 +7,8 @@ export function renderWatchSummary(result: BuildResult): string {
   const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
   return `${counts} in ${Math.round(result.durationMs)} ms; ${what}. Watching for changes...`;
 }
+
+/** The line a watcher prints instead of the summary when a build stopped on an unexpected error (reported above it). */
+export function renderWatchStopped(): string {
+  return 'Build stopped. Watching for changes...';
+}
