@@ -391,6 +391,46 @@ describe('knoc watch', () => {
     }
   }, 30_000);
 
+  it('rebuilds when knoc-baseline.json is created, changed or removed, since it decides which findings fail the build', async () => {
+    const root = copyRepo(happy);
+    const reviewer = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(reviewer, readFileSync(reviewer, 'utf8').replace('domains: [schemas]', 'domains: [schemas, billing]'));
+    // The baseline that accepts the unknown domain (KNO3001), as `knoc check --update-baseline` writes it.
+    const baseline = path.join(root, 'knoc-baseline.json');
+    runCli(['check', '--root', root, '--update-baseline', '-q']);
+    const accepting = readFileSync(baseline, 'utf8');
+    expect(accepting).toContain('"code": "KNO3001"');
+    rmSync(baseline);
+
+    const failing = /^2 agents, 2 domains, 1 error, 0 warnings in \d+ ms; nothing written\. Watching for changes\.\.\.$/;
+    const passing = /^2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; \d+ changed\. Watching for changes\.\.\.$/;
+    const watcher = startWatch(root);
+    let seen = 0;
+    /** The next summary that matches `expected`; a build that read the baseline half written may come before it. */
+    const next = async (expected: RegExp): Promise<string> => {
+      for (;;) {
+        const line = await watcher.summary(++seen);
+        if (expected.test(line)) return line;
+      }
+    };
+    try {
+      expect(await next(/./)).toMatch(failing);
+      writeFileSync(baseline, accepting);
+      expect(await next(passing)).toMatch(passing);
+      expect(readFileSync(path.join(root, 'dist/agents/schema-reviewer/.well-known/agent-card.json'), 'utf8')).toContain('"name": "Schéma-Prüfer 査読"');
+      writeFileSync(baseline, '{"version": 1, "entries": []}\n');
+      expect(await next(failing)).toMatch(failing);
+      writeFileSync(baseline, accepting);
+      expect(await next(passing)).toMatch(passing);
+      rmSync(baseline);
+      expect(await next(failing)).toMatch(failing);
+      watcher.child.kill('SIGINT');
+      expect(await watcher.exited()).toBe('0');
+    } finally {
+      watcher.child.kill('SIGTERM');
+    }
+  }, 30_000);
+
   it('rebuilds when a blueprint changes', async () => {
     const root = copyRepo(happy);
     const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'knoc.js'), 'watch', '--root', root], { stdio: ['ignore', 'ignore', 'pipe'] });

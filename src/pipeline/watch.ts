@@ -3,10 +3,10 @@ import path from 'node:path';
 import { createBuildCache } from '../cache/analysis-cache.js';
 import { CONFIG_FILE, MISNAMED_CONFIG_FILES } from '../config/config-names.js';
 import { readSource, type Discovery } from '../discover/discover.js';
-import { build, type BuildOptions, type BuildResult } from './build.js';
+import { BASELINE_FILE, build, type BuildOptions, type BuildResult } from './build.js';
 
-/** Options for watch mode: a build's options plus what to do after each build. */
-export interface WatchOptions extends Omit<BuildOptions, 'memoryCache' | 'write'> {
+/** Options for watch mode: a build's options plus what to do after each build. Every build applies knoc-baseline.json, when it exists. */
+export interface WatchOptions extends Omit<BuildOptions, 'memoryCache' | 'write' | 'baseline' | 'updateBaseline'> {
   onBuild(result: BuildResult): void;
   /** Told when a build stops on an unexpected error (a bug, or a file the machine would not read or write); watching goes on. Must not throw. */
   onError(error: unknown): void | Promise<void>;
@@ -17,8 +17,9 @@ export interface WatchOptions extends Omit<BuildOptions, 'memoryCache' | 'write'
 }
 
 /**
- * Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change
- * (or a config file under a name the build reports as not read comes or goes).
+ * Builds, then rebuilds whenever content/, specs/, knoc.config.yaml or
+ * knoc-baseline.json change (the baseline decides which findings fail a
+ * build), or a config file under a name the build reports as not read comes or goes.
  * The cache stays in memory between builds, so an edit re-parses only the
  * files whose bytes changed. A build that throws is told to `onError` and
  * watching goes on. Returns a function that stops watching: no change is
@@ -100,7 +101,7 @@ export async function watch(options: WatchOptions): Promise<() => Promise<void>>
         // A folder removed meanwhile: the rename event that removed it triggers a fresh discovery.
       }
     }
-    // At the root, the config under its name and under the names a build reports as not read (KNO2040), content/ and specs/.
+    // At the root, the config under its name and under the names a build reports as not read (KNO2040), the baseline, content/ and specs/.
     watchers.push(watchFiles(root, (_event, file) => (file !== null && ROOT_ENTRIES.has(file) ? schedule('rename', file) : undefined)));
     started = true;
   };
@@ -128,7 +129,7 @@ export async function watch(options: WatchOptions): Promise<() => Promise<void>>
 }
 
 /** The entries of the repository's root a build reads or reports on. */
-const ROOT_ENTRIES: ReadonlySet<string> = new Set([CONFIG_FILE, ...MISNAMED_CONFIG_FILES, 'content', 'specs']);
+const ROOT_ENTRIES: ReadonlySet<string> = new Set([CONFIG_FILE, ...MISNAMED_CONFIG_FILES, BASELINE_FILE, 'content', 'specs']);
 
 /** `top` and every folder below it, relative to root with forward slashes; none when `top` does not exist. */
 function foldersUnder(root: string, top: string): string[] {

@@ -16,10 +16,10 @@ export const watchCommand: Command = {
   summary: 'build, then rebuild on every change',
   help: `Usage: knoc watch [--root DIR] [--out DIR] [--base-url URL] [--quiet | --verbose]
 
-Builds, then rebuilds whenever content/, specs/ or knoc.config.yaml change, and
-when a config under a name knoc does not read (knoc.config.yml, knoc.yaml, ...),
-which a build reports, comes or goes. Parsed files stay cached in memory, so an
-edit re-parses only the files it touched.
+Builds, then rebuilds whenever content/, specs/, knoc.config.yaml or
+knoc-baseline.json change, and when a config under a name knoc does not read
+(knoc.config.yml, knoc.yaml, ...), which a build reports, comes or goes. Parsed
+files stay cached in memory, so an edit re-parses only the files it touched.
 Each build ends with a summary line; one that stops on an internal error is
 reported as knoc build reports it, and watching goes on. Stop with Ctrl-C (or
 SIGTERM), at any moment: a publish under way is finished first, so dist/ is
