@@ -1,11 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';
 import { sarifSchemaErrors } from './support/sarif-schema.js';
-import { copyRepo, repoRoot } from './support/temp-repo.js';
+import { copyRepo, makeTempDir, repoRoot } from './support/temp-repo.js';
 
 const happy = path.join(repoRoot, 'test', 'fixtures', 'build', 'happy');
 
@@ -241,6 +241,42 @@ describe('suppressions', () => {
     writeFileSync(sentinel, readFileSync(sentinel, 'utf8').replace('schemaz', 'schemas'));
     const stale = JSON.parse(runCli(['check', '--root', root, '--format', 'json']).stdout);
     expect(stale.diagnostics.map((d: { code: string }) => d.code).sort()).toEqual(['KNO2006', 'KNO6003']);
+  });
+
+  it.each([
+    { command: 'check', linked: 'knoc-baseline.json', baseline: 'knoc-baseline.json' },
+    { command: 'build', linked: 'knoc-baseline.json', baseline: 'knoc-baseline.json' },
+    { command: 'check', linked: 'accepted', baseline: 'accepted/baseline.json' },
+  ])('knoc $command --update-baseline refuses to write through a symbolic link at $linked (KNO8006, exit 1), leaving what it points to alone', ({ command, linked, baseline }) => {
+    // A clean repository: the link is the only reason to fail, and a build would otherwise publish.
+    const root = copyRepo(happy);
+    const elsewhere = path.join(makeTempDir(), 'elsewhere');
+    if (linked === baseline) writeFileSync(elsewhere, '{"version": 1, "entries": []}\n');
+    else mkdirSync(elsewhere);
+    symlinkSync(elsewhere, path.join(root, linked));
+    const run = runCli([command, '--root', root, '--no-cache', '--update-baseline', ...(linked === baseline ? [] : ['--baseline', baseline])]);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain(`${linked}  error  KNO8006  \`${linked}\` is a symbolic link, so nothing was written; knoc never writes through a link.`);
+    expect(run.stderr).toContain('hint: Replace the link with the file or folder itself, or remove it, then run the command again.');
+    expect(run.stderr).not.toContain('baseline written');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    if (linked === baseline) expect(readFileSync(elsewhere, 'utf8')).toBe('{"version": 1, "entries": []}\n');
+    else expect(readdirSync(elsewhere)).toEqual([]);
+    expect(existsSync(path.join(root, 'dist'))).toBe(false);
+  });
+
+  it('replaces the baseline file by a rename, never rewriting the old file in place', () => {
+    const root = brokenRepo();
+    const baseline = path.join(root, 'knoc-baseline.json');
+    writeFileSync(baseline, '{"version": 1, "entries": []}\n');
+    // A second name for the old file: a rename leaves its bytes alone, a write in place would change them.
+    const other = path.join(makeTempDir(), 'old-baseline.json');
+    linkSync(baseline, other);
+    const run = runCli(['check', '--root', root, '--no-cache', '--update-baseline']);
+    expect(run.stderr).toContain('baseline written to knoc-baseline.json');
+    expect(readFileSync(other, 'utf8')).toBe('{"version": 1, "entries": []}\n');
+    expect(JSON.parse(readFileSync(baseline, 'utf8')).entries.map((e: { code: string }) => e.code).sort()).toEqual(['KNO2051', 'KNO3001']);
+    expect(readdirSync(root).filter((name) => name.startsWith('knoc-baseline'))).toEqual(['knoc-baseline.json']);
   });
 
   it('refuses to suppress a parse or schema error, inline or by baseline', () => {

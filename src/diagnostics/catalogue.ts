@@ -839,7 +839,7 @@ export const catalogue = {
     message: '`{path}` is a symbolic link, so nothing was written; knoc never writes through a link.',
     hint: 'Replace the link with the file or folder itself, or remove it, then run the command again.',
     explanation:
-      '`knoc init`, `knoc new` and `knoc schema` write into the repository: the scaffolded files, the .gitignore, the editor schemas in .knoc/schemas/. When one of those files, or a folder on the way to it, is a symbolic link, a write would land wherever the link points, perhaps outside the repository, so they stop before writing anything. The build does not follow links either: a linked content folder is reported as KNO1005 and not read.',
+      '`knoc init`, `knoc new`, `knoc schema` and `--update-baseline` write into the repository: the scaffolded files, the .gitignore, the editor schemas in .knoc/schemas/, the baseline file (knoc-baseline.json, or the one `--baseline` names). When one of those files, or a folder on the way to it, is a symbolic link, a write would land wherever the link points, perhaps outside the repository, so they stop before writing anything. The build does not follow links either: a linked content folder is reported as KNO1005 and not read.',
   },
   KNO8030: {
     title: 'URL that pages cannot link',

@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
@@ -37,7 +37,8 @@ import { prepareValidatorsMeanwhile } from './prepare-validators.js';
 import { sha256Hex } from '../model/digest.js';
 import { LARGE_BUILD, releaseMemory } from './release-memory.js';
 import type { SourceFile } from '../model/source-file.js';
-import { makeDirectory } from '../model/make-directory.js';
+import { writeAtomically } from '../cache/write-atomically.js';
+import { findLinks } from '../emit/find-links.js';
 
 export { BASELINE_FILE, DEFAULT_CACHE_DIR } from './up-to-date.js';
 
@@ -226,12 +227,16 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     let baselineWritten: string | undefined;
     const baselineTarget = path.resolve(root, baselinePath);
     const baselineIsSource = [path.join(root, 'content'), path.join(root, 'specs')].some((dir) => baselineTarget.startsWith(dir + path.sep)) || baselineTarget === path.join(root, CONFIG_FILE);
+    // A write through a link would land wherever it points, perhaps outside the repository: refused, as init, new and schema refuse it.
+    const baselineLinks = options.updateBaseline && !baselineIsSource ? await findLinks(root, [baselineTarget]) : [];
     if (options.updateBaseline && baselineIsSource) {
       diagnostics.push(createDiagnostic('KNO6004', { detail: 'it would overwrite a source file; choose a path outside content/ and specs/' }, { file: baselinePath }));
+    } else if (baselineLinks.length > 0) {
+      for (const link of baselineLinks) diagnostics.push(createDiagnostic('KNO8006', { path: link }, { file: link }));
     } else if (options.updateBaseline) {
       try {
-        await makeDirectory(path.dirname(baselineTarget));
-        await writeFile(baselineTarget, formatBaseline(createBaseline(diagnostics)));
+        // Whole or not at all: a run stopped part way leaves the previous baseline, never half of a new one.
+        writeAtomically(baselineTarget, formatBaseline(createBaseline(diagnostics)));
         baselineWritten = baselinePath;
       } catch (error) {
         diagnostics.push(createDiagnostic('KNO6004', { detail: error instanceof Error ? error.message : String(error) }, { file: baselinePath }));
