@@ -298,6 +298,20 @@ describe('knoc diff --against a folder', () => {
     expect(report.against.kind).toBe('build');
   });
 
+  it('prints a report named twice for the terminal once', () => {
+    const base = makeTempDir('knoc-diff-');
+    writeSources(base, BASE);
+    const root = makeTempDir('knoc-diff-');
+    writeSources(root, CHANGED, ACKNOWLEDGED);
+    const once = runCli(['diff', '--against', base, '--root', root]);
+    const twice = runCli(['diff', '--against', base, '--root', root, '--format', 'stylish', '--format', 'stylish']);
+    expect(twice.status, twice.stderr).toBe(1);
+    expect(twice.stdout).toBe(once.stdout);
+    const json = runCli(['diff', '--against', base, '--root', root, '--format', 'json', '--format', 'json']);
+    expect(json.status, json.stderr).toBe(1);
+    expect(rows(JSON.parse(json.stdout) as JsonReport)).toEqual(EXPECTED);
+  });
+
   it('reports a card the manifest lists that is not JSON (KNO7022)', () => {
     const base = makeTempDir('knoc-diff-');
     writeSources(base, BASE);

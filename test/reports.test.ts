@@ -324,6 +324,29 @@ describe('suppressions', () => {
     expect(run.stderr).toContain('only one report can go to stdout');
   });
 
+  it('prints a report named twice for the terminal once', () => {
+    const root = brokenRepo();
+    const once = runCli(['check', '--root', root, '--no-cache', '--format', 'stylish']);
+    const twice = runCli(['check', '--root', root, '--no-cache', '--format', 'stylish', '--format', 'stylish']);
+    expect(twice.status).toBe(1);
+    expect(twice.stderr.split('error  KNO3001').length - 1).toBe(1);
+    expect(twice.stderr.split('warning  KNO2051').length - 1).toBe(1);
+    expect(twice.stderr.replace(/ in \d+ ms;/, '')).toBe(once.stderr.replace(/ in \d+ ms;/, ''));
+    const json = runCli(['check', '--root', root, '--no-cache', '--format', 'json', '--format', 'stylish', '--format', 'json']);
+    expect(json.status, json.stderr).toBe(1);
+    expect(JSON.parse(json.stdout).diagnostics.map((d: { code: string }) => d.code)).toEqual(['KNO3001', 'KNO2051']);
+    expect(json.stderr.split('error  KNO3001').length - 1).toBe(1);
+  });
+
+  it('writes a report named twice for one file, however its path is spelled, once', () => {
+    const root = brokenRepo();
+    const reports = path.join(makeTempDir(), 'reports');
+    const run = runCli(['check', '--root', root, '--no-cache', '--format', `json=${reports}/knoc.json`, '--format', `json=${reports}/../reports/./knoc.json`]);
+    expect(run.status, run.stderr).toBe(1);
+    expect(JSON.parse(readFileSync(path.join(reports, 'knoc.json'), 'utf8')).diagnostics.map((d: { code: string }) => d.code)).toEqual(['KNO3001', 'KNO2051']);
+    expect(readdirSync(reports)).toEqual(['knoc.json']);
+  });
+
   it('reports a missing --baseline file instead of ignoring it', () => {
     const run = runCli(['check', '--root', happy, '--no-cache', '--baseline', 'nope.json']);
     expect(run.status).toBe(1);

@@ -47,6 +47,21 @@ export function checkReportTargets(formats: readonly FormatSpec[], places: Repos
 }
 
 /**
+ * Each report once: a format named twice for the same place (the terminal, or
+ * one file however its path is spelled) is kept at its first mention, so it is
+ * printed or written once.
+ */
+export function dedupeReports<T extends { name: string; path?: string }>(formats: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return formats.filter((format) => {
+    const place = `${format.name}=${format.path === undefined ? '' : realLocation(path.resolve(format.path))}`;
+    if (seen.has(place)) return false;
+    seen.add(place);
+    return true;
+  });
+}
+
+/**
  * Writes one report file (--format NAME=FILE), making its folder. Returns what
  * went wrong, in words, or undefined when it was written: the caller still
  * shows the findings and then exits 2.

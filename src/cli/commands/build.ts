@@ -15,7 +15,7 @@ import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
 import { joinNegativeValues } from '../negative-values.js';
-import { checkCacheDir, checkReportTargets, repositoryPlaces, writeReportFile } from '../written-paths.js';
+import { checkCacheDir, checkReportTargets, dedupeReports, repositoryPlaces, writeReportFile } from '../written-paths.js';
 
 /** The reporting, gating and cache options `build` and `check` share. */
 export const COMMON_OPTIONS = `  --root DIR              repository to compile (default: current directory)
@@ -136,7 +136,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   checkPathOptions(values, { root: 'a folder', out: 'a folder', baseline: 'a file', 'cache-dir': 'a folder' });
   let formats: FormatSpec[];
   try {
-    formats = parseFormatSpecs(values.format);
+    formats = dedupeReports(parseFormatSpecs(values.format));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

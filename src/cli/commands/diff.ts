@@ -10,7 +10,7 @@ import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
-import { checkReportTargets, repositoryPlaces, writeReportFile } from '../written-paths.js';
+import { checkReportTargets, dedupeReports, repositoryPlaces, writeReportFile } from '../written-paths.js';
 
 const DIFF_FORMATS = ['stylish', 'json', 'github'] as const;
 type DiffFormat = (typeof DIFF_FORMATS)[number];
@@ -106,14 +106,14 @@ function render(format: DiffFormat, result: DiffResult, paint: ReturnType<typeof
 }
 
 function parseFormats(values: readonly string[] | undefined): { name: DiffFormat; path?: string }[] {
-  const specs = (values ?? ['stylish']).map((value) => {
+  const specs = dedupeReports((values ?? ['stylish']).map((value) => {
     const eq = value.indexOf('=');
     const name = eq < 0 ? value : value.slice(0, eq);
     const file = eq < 0 ? undefined : value.slice(eq + 1);
     if (!(DIFF_FORMATS as readonly string[]).includes(name)) throw new UsageError(`unknown format \`${name}\`, expected one of ${DIFF_FORMATS.join(', ')}`);
     if (file === '') throw new UsageError(`--format ${name}= needs a file path after \`=\``);
     return { name: name as DiffFormat, ...(file !== undefined ? { path: file } : {}) };
-  });
+  }));
   if (specs.filter((s) => s.path === undefined).length > 1) throw new UsageError('only one report can go to stdout; send the others to files with --format NAME=FILE');
   return specs;
 }
