@@ -389,6 +389,79 @@ describe('knoc import (real process)', () => {
     expect(check.status, check.stderr.slice(0, 2000)).toBe(0);
   });
 
+  /**
+   * A card whose only extension carries `params` nested `depth` objects and lists deep, counting the card itself,
+   * the bottom object holding `keys` keys. `capabilities` comes first, so the nth `{` or `[` is at depth n; the
+   * blueprint carries the params at the same depth (blueprint, projection, extensions, the extension, params).
+   */
+  function paramsCard(depth: number, keys = 1): string {
+    let params: Record<string, unknown> = Object.fromEntries(Array.from({ length: keys }, (_, i) => [`k${i}`, i]));
+    for (let level = 5; level < depth; level++) params = { a: params };
+    return JSON.stringify({
+      capabilities: { extensions: [{ uri: 'https://example.org/ext/deep/v1', params }] },
+      name: 'Deep Desk',
+      description: 'd',
+      version: '1.0.0',
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: [{ id: 's', name: 's', description: 'd', tags: ['t'], examples: ['e'] }],
+      supportedInterfaces: [{ url: 'https://a.example/x', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    });
+  }
+
+  /** The column (1-based, on the card's one line) of its nth `{` or `[`. */
+  const columnOfOpening = (text: string, n: number) => [...text.matchAll(/[{[]/g)][n - 1]!.index + 1;
+
+  interface ImportReport {
+    written: { path: string }[];
+    diagnostics: { code: string; file: string; message: string; hint: string; range: { start: { line: number; column: number } } }[];
+  }
+
+  /** Imports `text` as `name` into `root`, then checks the repository when a blueprint was written. */
+  function importThenCheck(root: string, name: string, text: string): { run: ReturnType<typeof runCli>; report: ImportReport; check?: ReturnType<typeof runCli> } {
+    const card = path.join(root, name);
+    writeFileSync(card, text);
+    const run = runCli(['import', card, '--root', root, '--format', 'json']);
+    const report = JSON.parse(run.stdout) as ImportReport;
+    return { run, report, ...(report.written.length > 0 ? { check: runCli(['check', '--root', root, '--no-cache']) } : {}) };
+  }
+
+  it.each([
+    { config: '', depth: 64, keys: 1000 },
+    { config: 'limits:\n  max_depth: 16\n  max_keys: 20\n', depth: 16, keys: 20 },
+  ])('reads a card under the limits the build reads its blueprint with (max_depth $depth: KNO1012, max_keys $keys: KNO1018), writing nothing past them', ({ config, depth, keys }) => {
+    const root = makeTempDir();
+    mkdirSync(path.join(root, 'content'));
+    writeFileSync(path.join(root, 'knoc.config.yaml'), `base_url: https://agents.example.org\n${config}`);
+
+    const deep = paramsCard(depth + 1);
+    const refused = importThenCheck(root, 'deep.json', deep);
+    expect(refused.run.status, refused.run.stderr).toBe(1);
+    expect(refused.report.written).toEqual([]);
+    expect(refused.report.diagnostics.map((d) => [d.code, d.file, d.range.start.line, d.range.start.column, d.message])).toEqual([
+      ['KNO1012', path.join(root, 'deep.json'), 1, columnOfOpening(deep, depth + 1), `Mappings and lists are nested deeper than ${depth} levels here, expected a flatter document.`],
+    ]);
+    expect(refused.report.diagnostics[0]!.hint).toContain('`limits.max_depth` in knoc.config.yaml');
+
+    const wide = paramsCard(6, keys + 1);
+    const tooWide = importThenCheck(root, 'wide.json', wide);
+    expect(tooWide.run.status, tooWide.run.stderr).toBe(1);
+    expect(tooWide.report.written).toEqual([]);
+    expect(tooWide.report.diagnostics.map((d) => [d.code, d.file, d.range.start.line, d.message])).toEqual([
+      ['KNO1018', path.join(root, 'wide.json'), 1, `This mapping has more than ${keys} keys, expected at most ${keys}.`],
+    ]);
+    expect(tooWide.report.diagnostics[0]!.hint).toContain('`limits.max_keys` in knoc.config.yaml');
+    expect(readdirSync(path.join(root, 'content'))).toEqual([]);
+
+    // At the limits, the card is imported and its blueprint builds under them.
+    for (const [name, text] of [['deepest.json', paramsCard(depth)], ['widest.json', paramsCard(6, keys)]] as const) {
+      const accepted = importThenCheck(root, name, text.replace('Deep Desk', name));
+      expect(accepted.run.status, accepted.run.stderr).toBe(0);
+      expect(accepted.report.written).toHaveLength(1);
+      expect(accepted.check?.status, accepted.check?.stderr).toBe(0);
+    }
+  });
+
   it('gives each import a fresh ULID', () => {
     const ids = [makeTempDir(), makeTempDir()].map((root) => {
       mkdirSync(path.join(root, 'content'));

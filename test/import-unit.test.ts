@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findJsonError } from '../src/import/find-json-error.js';
+import { findDeepNesting } from '../src/import/card-bounds.js';
 import { semverOf, slugOf } from '../src/import/slug-of.js';
 import { camelCase, snakeCase } from '../src/project/camel-case.js';
 import { shortenValue } from '../src/diagnostics/shorten-value.js';
@@ -108,5 +109,20 @@ describe('findJsonError', () => {
 
   it('reports a nesting too deep to read instead of crashing', () => {
     expect(findJsonError('['.repeat(200_000))?.message).toMatch(/nests too deeply|expected/);
+  });
+});
+
+describe('findDeepNesting', () => {
+  it.each([
+    ['{}', 1, undefined],
+    ['{"a": {}}', 1, 6],
+    ['[[], [[]]]', 2, 6],
+    ['[[], [[]]]', 3, undefined],
+    ['{"a": "{[{[", "b": []}', 1, 19],
+    ['{"a": "\\"{", "b": 1}', 1, undefined],
+    ['{"a\\\\": [1]}', 1, 8],
+    ['['.repeat(200_000), 64, 64],
+  ])('case %#: the offset of the first opening past the depth, brackets in strings skipped', (text, maxDepth, offset) => {
+    expect(findDeepNesting(text, maxDepth)).toBe(offset);
   });
 });

@@ -87,7 +87,7 @@ export const catalogue = {
     message: 'Mappings and lists are nested deeper than {depth} levels here, expected a flatter document.',
     hint: 'Flatten the structure; raise `limits.max_depth` in knoc.config.yaml only if such depth is really needed.',
     explanation:
-      'Deeply nested documents cost stack in every phase that walks them and are never needed for a blueprint. knoc refuses a document nested deeper than `limits.max_depth` (default 64) before it becomes data.',
+      'Deeply nested documents cost stack in every phase that walks them and are never needed for a blueprint. knoc refuses a document nested deeper than `limits.max_depth` (default 64) before it becomes data. `knoc import` reads a card under the same limit: a blueprint carries extension `params` as deep as the card has them, so the build would refuse it.',
   },
   KNO1013: {
     title: 'Unknown YAML tag',
@@ -134,7 +134,7 @@ export const catalogue = {
     message: 'This mapping has more than {limit} keys, expected at most {limit}.',
     hint: 'Split the mapping, or raise `limits.max_keys` in knoc.config.yaml if so many keys are really needed.',
     explanation:
-      'Checking a mapping for duplicate keys compares each key with the ones before it, so the cost grows with the square of the number of keys: a file of 100,000 keys would hold a build for minutes. knoc counts the keys of every mapping in one linear pass before parsing and refuses a mapping past `limits.max_keys` (default 1000, far above any real blueprint).',
+      'Checking a mapping for duplicate keys compares each key with the ones before it, so the cost grows with the square of the number of keys: a file of 100,000 keys would hold a build for minutes. knoc counts the keys of every mapping in one linear pass before parsing and refuses a mapping past `limits.max_keys` (default 1000, far above any real blueprint). `knoc import` reads a card under the same limit.',
   },
   KNO1019: {
     title: 'Unsafe file name',

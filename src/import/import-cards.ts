@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { readGivenFile } from '../discover/read-given-file.js';
-import { findWideMapping, rangeAtOffset } from '../discover/source-bounds.js';
-import { DEFAULT_LIMITS } from '../model/limits.js';
+import { findCardBounds } from './card-bounds.js';
 
 import { monotonicFactory } from 'ulid';
 import { createDiagnostic } from '../diagnostics/create.js';
@@ -49,9 +48,10 @@ export interface ImportResult {
 
 /**
  * Imports every card into `<out>/<slug>.kno`. A card that cannot be read or
- * parsed, whose blueprint path is taken, whose slug another blueprint of the
- * repository already has, or whose blueprint would be larger than the build
- * reads, writes nothing (KNO7016, KNO7001, KNO7007, KNO7019, KNO7025);
+ * parsed, that is wider or deeper than the configured limits allow, whose
+ * blueprint path is taken, whose slug another blueprint of the repository
+ * already has, or whose blueprint would be larger than the build reads,
+ * writes nothing (KNO7016, KNO7001, KNO1018, KNO1012, KNO7007, KNO7019, KNO7025);
  * the others are still imported. An existing file is never replaced, and
  * nothing is written when `out` is not a folder the build reads blueprints
  * from, or a folder on the way to it is a symbolic link (KNO7024).
@@ -73,8 +73,8 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
   }
   if (result.diagnostics.length > 0) return result;
   const slugs = await findAgentSlugs(root);
-  // The size limit the build reads the blueprint under: the config may raise it.
-  const maxBytes = configuredLimits(readConfigFile(root).source).maxFileBytes;
+  // The limits the build reads the blueprint under (size, depth, keys): the config may change them.
+  const limits = configuredLimits(readConfigFile(root).source);
   for (const file of options.files) {
     const label = file.split(path.sep).join('/');
     const read = readGivenFile(path.resolve(file), CARD_FILE_LIMIT);
@@ -84,13 +84,13 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
     }
     const text = read.text;
     result.sources.set(label, text);
-    // A card is JSON from elsewhere: an object with more keys than any card has would cost its reader the square of them.
-    const wide = findWideMapping(text, DEFAULT_LIMITS.maxKeys);
-    if (wide) {
-      result.diagnostics.push(createDiagnostic('KNO1018', { limit: DEFAULT_LIMITS.maxKeys }, { file: label, range: rangeAtOffset(text, wide.offset, wide.length), hint: 'An agent card has a few dozen keys per object; check that the file is the card you meant to import.' }));
+    // A card is JSON from elsewhere: read under the limits the build reads its blueprint with.
+    const bound = findCardBounds(text, label, limits);
+    if (bound) {
+      result.diagnostics.push(bound);
       continue;
     }
-    const { blueprint, diagnostics } = importCard(text, label, newId(), { maxBytes });
+    const { blueprint, diagnostics } = importCard(text, label, newId(), { maxBytes: limits.maxFileBytes });
     result.diagnostics.push(...diagnostics);
     if (!blueprint) continue;
     const target = path.join(outDir, `${blueprint.slug}.kno`);

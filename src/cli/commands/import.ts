@@ -30,9 +30,10 @@ Options:
   -f, --format NAME       stylish (default, to stderr) or json (to stdout)
 
 Exit codes: 0 every card imported (warnings say what was not carried), 1 a card
-could not be read or parsed, its blueprint file or slug already exists, or its
-blueprint would be larger than the build reads (limits.max_file_size), or the
-folder is not one the build reads or is a symbolic link, 2 usage error.
+could not be read or parsed, its blueprint file or slug already exists, the
+card or its blueprint is past the limits the build reads with (limits.max_depth,
+max_keys, max_file_size in knoc.config.yaml), or the folder is not one the
+build reads or is a symbolic link, 2 usage error.
 
 Examples:
   knoc import agent-card.json
