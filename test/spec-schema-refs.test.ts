@@ -2,7 +2,7 @@
 // could never finish following is a finding about the spec, and each entity
 // that selects it is told its schema cannot be used; knoc never crashes on one,
 // whichever thread validates and whatever the cache holds.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinSpecsDir } from '../src/discover/discover.js';
@@ -135,6 +135,42 @@ describe('a spec whose schema cannot be used (real CLI)', () => {
       expect(unusable.map((d) => d.file).sort(), name).toEqual(domains);
       for (const d of unusable) expect(d.pointer).toBe('/$schema');
       expect(findings.filter((d) => d.code !== 'KNO2030' && d.code !== 'KNO2031'), name).toEqual([]);
+    }
+    expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
+  });
+
+  it('refused before it compiles (a pattern that cannot run in linear time, not a JSON Schema, no `spec.schema`): each entity that selects it is told which spec and which finding (KNO2031), never that its schema is unknown; in build and check, worker threads, and from a cache that held the previous reason', () => {
+    const root = copyRepo(repoRoot);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const before = snapshotTree(path.join(root, 'dist'));
+    const spec = path.join(root, 'specs/perception-domain-schema.kno');
+    const original = readFileSync(spec, 'utf8');
+    const domains = readdirSync(path.join(root, 'content/perception-domains')).map((f) => `content/perception-domains/${f}`).sort();
+    const refusals: [string, (text: string) => string, string][] = [
+      ['a pattern with a lookahead', (text) => text.replace(/^ {4}type: object$/m, '    type: object\n    propertyNames: { pattern: "^(?!y)" }'), 'KNO2083'],
+      ['not a JSON Schema', (text) => text.replace(/^ {4}type: object$/m, '    type: record'), 'KNO2030'],
+      ['no `spec.schema`', (text) => text.replace(/^ {2}schema:\n(?: {4}.*\n| *\n)*/m, ''), 'KNO2030'],
+    ];
+    for (const [reason, change, cause] of refusals) {
+      writeFileSync(spec, change(original));
+      // The first run reads the cache the previous refusal (or the clean build) left.
+      for (const args of [['check'], ['build'], ['check', '--jobs', '2', '--no-cache']]) {
+        const name = `${reason}, ${args.join(' ')}`;
+        const run = runCli([...args, '--root', root, '--format', 'json']);
+        expect(run.status, `${name}: ${run.stderr}`).toBe(1);
+        expect(run.stderr, name).not.toMatch(STACK);
+        const findings = findingsOf(run);
+        expect(findings.filter((d) => d.file === 'specs/perception-domain-schema.kno').map((d) => d.code), name).toEqual([cause]);
+        expect(findings.filter((d) => d.code === 'KNO2002'), name).toEqual([]);
+        const unusable = findings.filter((d) => d.code === 'KNO2031');
+        expect(unusable.map((d) => d.file).sort(), name).toEqual(domains);
+        for (const d of unusable) {
+          expect(d.pointer, name).toBe('/$schema');
+          expect(d.message, name).toBe('Schema `perception-domain@0.1.0` is defined in `specs/perception-domain-schema.kno` but does not compile, so this entity cannot be validated.');
+          expect(d.hint, name).toBe(`Fix the spec entity (its own ${cause} finding says how); this entity is checked again once it compiles.`);
+        }
+        expect(findings.filter((d) => d.code !== cause && d.code !== 'KNO2031'), name).toEqual([]);
+      }
     }
     expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
   });

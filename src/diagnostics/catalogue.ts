@@ -164,7 +164,7 @@ export const catalogue = {
     message: 'Unknown schema `{found}`, expected one of {known}.',
     hint: 'Use a known `<name>@<version>`, or add a spec entity for it to specs/.',
     explanation:
-      'The `$schema` value names a schema that neither knoc’s built-in specs nor the repository’s specs/ folder defines. Repositories can add or override versions with their own `specs/*.kno` entities.',
+      'The `$schema` value names a schema that neither knoc’s built-in specs nor the repository’s specs/ folder defines. Repositories can add or override versions with their own `specs/*.kno` entities. A schema that a spec entity defines but knoc refused is not unknown: selecting it is KNO2031, which names the spec.',
   },
   KNO2003: {
     title: 'Missing required property',
@@ -273,8 +273,8 @@ export const catalogue = {
     title: 'Schema cannot be used',
     severity: 'error',
     message: 'Schema `{found}` is defined in `{spec}` but does not compile, so this entity cannot be validated.',
-    hint: 'Fix the spec entity (its own KNO2030 finding says how); this entity is checked again once it compiles.',
-    explanation: 'A spec in specs/ defines this schema, but it cannot be used: knoc refused it, for example because a `$ref` resolves to nothing in the spec or leads back to the same schema without descending into the data, or ajv could not compile it. Entities that select it stay unvalidated, and so unpublished, until it is fixed.',
+    hint: 'Fix the spec entity (its own {cause} finding says how); this entity is checked again once it compiles.',
+    explanation: 'A spec in specs/ defines this schema, but knoc refused the spec, so the schema cannot be used: for example because the spec has no `spec.schema` or one that is not a JSON Schema, or a `$ref` that resolves to nothing in the spec or leads back to the same schema without descending into the data (KNO2030), a pattern that cannot run in linear time (KNO2083) or more subschemas than knoc compiles (KNO2084); or ajv could not compile it. The spec’s own finding, whose code the hint names, says why and where. Entities that select the schema stay unvalidated, and so unpublished, until the spec is fixed: the schema is not unknown (KNO2002), only unusable. A refused spec in specs/ that has the `name@version` of a built-in one still overrides it, so the built-in schema is not used in its place.',
   },
   KNO2040: {
     title: 'Invalid configuration',

@@ -24,6 +24,8 @@ export function recordedRegistry(state: EditHead, validators: ReadonlyMap<string
     },
     has: (name, version) => byKey.has(`${name}@${version}`),
     sourceOf: (name, version) => byKey.get(`${name}@${version}`)?.source,
+    // Recorded after a build without errors: no spec of the set was refused.
+    refusalOf: () => undefined,
     known: () => state.schemas.map((s) => s.key),
     versionsOf: (name) => state.schemas.filter((s) => s.name === name).map((s) => s.version).sort(compareVersions),
     digest: state.schemaSetDigest,

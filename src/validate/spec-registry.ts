@@ -26,10 +26,12 @@ export interface CompiledSpec {
 export interface SpecRegistry {
   /** The compiled schema for `name@version`, compiling it on first use. */
   lookup(name: string, version: string): CompiledSpec | undefined;
-  /** Whether `name@version` is defined, without compiling it. */
+  /** Whether `name@version` is defined, without compiling it: also when its spec was refused. */
   has(name: string, version: string): boolean;
-  /** The path of the spec file that defines `name@version`. */
+  /** The path of the spec file that defines `name@version`, refused or not. */
   sourceOf(name: string, version: string): string | undefined;
+  /** The code of the finding that refused the spec defining `name@version` (KNO2030, KNO2083, KNO2084), if one did. */
+  refusalOf(name: string, version: string): string | undefined;
   /** Sorted `name@version` list, for messages. */
   known(): string[];
   /** Sorted versions of one name. */
@@ -41,9 +43,14 @@ export interface SpecRegistry {
 /** The `$schema` that spec entities themselves carry. */
 export const SPEC_META = 'spec@0.1.0';
 
+/** What `spec.name` and `spec.version` must look like. */
+const KEBAB_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const SEMVER = /^\d+\.\d+\.\d+([-+].*)?$/;
+
 /**
  * Builds the registry from spec entities. Later entities override earlier ones
- * with the same `name@version`, so a repository's specs/ override the built-ins.
+ * with the same `name@version`, so a repository's specs/ override the built-ins;
+ * a refused one too, whose `name@version` is then defined but cannot be used.
  */
 export function createSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; diagnostics: Diagnostic[] } {
   // Compiling schemas is the costly part; the same spec files give the same registry, so reuse it within a process.
@@ -61,15 +68,24 @@ const registryMemo = new Map<string, { registry: SpecRegistry; diagnostics: Diag
 function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const chosen = new Map<string, { name: string; version: string; schema: Record<string, unknown>; entity: Entity }>();
+  // Specs that define a `name@version` but are refused, with the code of their finding: an entity that selects one is told so
+  // (KNO2031), not that the schema is unknown. A later spec of the same `name@version` still overrides an earlier one.
+  const rejected = new Map<string, { entity: Entity; code: string }>();
   for (const entity of specs) {
     const problem = checkSpecEntity(entity);
+    const key = specKeyOf(entity);
     if (problem !== undefined) {
       const range = problem.missing ? entity.locator.rangeOfMapping(problem.pointer.slice(0, problem.pointer.lastIndexOf('/'))) : entity.locator.rangeOf(problem.pointer);
       diagnostics.push(createDiagnostic('KNO2030', { detail: problem.detail }, { file: entity.source.path, pointer: problem.pointer, range }));
+      if (key !== undefined) {
+        chosen.delete(key);
+        rejected.set(key, { entity, code: 'KNO2030' });
+      }
       continue;
     }
     const name = dig(entity.data, 'spec', 'name') as string;
     const version = dig(entity.data, 'spec', 'version') as string;
+    rejected.delete(`${name}@${version}`);
     chosen.set(`${name}@${version}`, { name, version, schema: dig(entity.data, 'spec', 'schema') as Record<string, unknown>, entity });
   }
 
@@ -99,12 +115,14 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
     const schema = schemaToCompile(spec.schema);
     if (!isShipped(spec.entity) && countSubschemas(schema) > MAX_SUBSCHEMAS) {
       diagnostics.push(createDiagnostic('KNO2084', { limit: MAX_SUBSCHEMAS }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
+      rejected.set(key, { entity: spec.entity, code: 'KNO2084' });
       continue;
     }
     const foreign = isShipped(spec.entity) ? undefined : (findDialectProblem(schema) ?? findUnknownFormat(schema, Object.keys(compiler().formats)));
     if (foreign) {
       const pointer = `/spec/schema${foreign.pointer}`;
       diagnostics.push(createDiagnostic('KNO2030', { detail: foreign.detail }, { file: spec.entity.source.path, pointer, range: spec.entity.locator.rangeOf(pointer), hint: foreign.hint }));
+      rejected.set(key, { entity: spec.entity, code: 'KNO2030' });
       continue;
     }
     const unsupported = isShipped(spec.entity) ? undefined : unsupportedPattern(schema);
@@ -112,6 +130,7 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
       const pointer = `/spec/schema${unsupported.pointer}`;
       const range = unsupported.at === 'key' ? spec.entity.locator.rangeOf(pointer, 'key') : spec.entity.locator.rangeOf(pointer);
       diagnostics.push(createDiagnostic('KNO2083', { pattern: unsupported.pattern.length > 80 ? `${unsupported.pattern.slice(0, 80)}…` : unsupported.pattern, reason: unsupported.reason }, { file: spec.entity.source.path, pointer, range }));
+      rejected.set(key, { entity: spec.entity, code: 'KNO2083' });
       continue;
     }
     const invalid = isShipped(spec.entity) ? undefined : schemaError(schema);
@@ -129,6 +148,7 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
     }
     const detail = `\`spec.schema\` is not a valid JSON Schema: ${invalid}`;
     diagnostics.push(createDiagnostic('KNO2030', { detail }, { file: spec.entity.source.path, pointer: '/spec/schema', range: spec.entity.locator.rangeOf('/spec/schema', 'key') }));
+    rejected.set(key, { entity: spec.entity, code: 'KNO2030' });
   }
   const compiled = new Map<string, CompiledSpec | null>();
   const lookup = (name: string, version: string): CompiledSpec | undefined => {
@@ -149,13 +169,19 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
   };
 
   const keys = [...usable.keys()];
+  // A refused spec changes what an entity that selects it is told (which spec, which finding): it counts in the digest too.
+  const refusals = [...rejected].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, { entity, code }]) => [key, entity.digest, entity.source.path, code]);
   const registry: SpecRegistry = {
     lookup,
-    has: (name, version) => usable.has(`${name}@${version}`),
-    sourceOf: (name, version) => usable.get(`${name}@${version}`)?.entity.source.path,
+    has: (name, version) => usable.has(`${name}@${version}`) || rejected.has(`${name}@${version}`),
+    sourceOf: (name, version) => (usable.get(`${name}@${version}`) ?? rejected.get(`${name}@${version}`))?.entity.source.path,
+    refusalOf: (name, version) => {
+      const key = `${name}@${version}`;
+      return rejected.get(key)?.code ?? (refused.has(key) || compiled.get(key) === null ? 'KNO2030' : undefined);
+    },
     known: () => keys,
     versionsOf: (name) => [...usable.values()].filter((s) => s.name === name).map((s) => s.version).sort(compareVersions),
-    digest: digestOf(keys.map((key) => [key, usable.get(key)!.entity.digest])),
+    digest: digestOf([...keys.map((key) => [key, usable.get(key)!.entity.digest]), ...refusals]),
   };
   return { registry, diagnostics };
 }
@@ -177,6 +203,13 @@ function messageOf(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).replace(/\.+$/, '');
 }
 
+/** The `name@version` a spec entity defines, when both are well formed, even if the entity is refused otherwise. */
+function specKeyOf(entity: Entity): string | undefined {
+  const name = dig(entity.data, 'spec', 'name');
+  const version = dig(entity.data, 'spec', 'version');
+  return typeof name === 'string' && KEBAB_NAME.test(name) && typeof version === 'string' && SEMVER.test(version) ? `${name}@${version}` : undefined;
+}
+
 function checkSpecEntity(entity: Entity): { pointer: string; detail: string; missing?: boolean } | undefined {
   const field = (pointer: string, what: string, ok: (v: unknown) => boolean) => {
     const value = dig(entity.data, ...pointer.slice(1).split('/'));
@@ -186,8 +219,8 @@ function checkSpecEntity(entity: Entity): { pointer: string; detail: string; mis
   return (
     field('/$schema', `\`${SPEC_META}\``, (v) => v === SPEC_META) ??
     field('/spec', 'a mapping', isRecord) ??
-    field('/spec/name', 'a kebab-case name', (v) => typeof v === 'string' && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(v)) ??
-    field('/spec/version', 'a semantic version', (v) => typeof v === 'string' && /^\d+\.\d+\.\d+([-+].*)?$/.test(v)) ??
+    field('/spec/name', 'a kebab-case name', (v) => typeof v === 'string' && KEBAB_NAME.test(v)) ??
+    field('/spec/version', 'a semantic version', (v) => typeof v === 'string' && SEMVER.test(v)) ??
     field('/spec/schema', 'a JSON Schema mapping', isRecord)
   );
 }

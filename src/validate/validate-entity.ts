@@ -19,7 +19,9 @@ export function validateEntity(entity: Entity, registry: SpecRegistry): Diagnost
   const unusable = (hint?: string) => {
     const { name, version } = entity.schema!;
     const site = { file, pointer: '/$schema', range: entity.locator.rangeOf('/$schema'), ...(hint !== undefined ? { hint } : {}) };
-    return [createDiagnostic('KNO2031', { found: `${name}@${version}`, spec: registry.sourceOf(name, version) ?? 'specs/' }, site)];
+    // The spec's own finding says why it was refused: the hint names its code.
+    const cause = registry.refusalOf(name, version) ?? 'KNO2030';
+    return [createDiagnostic('KNO2031', { found: `${name}@${version}`, spec: registry.sourceOf(name, version) ?? 'specs/', cause }, site)];
   };
   if (spec === undefined && entity.schema && registry.has(entity.schema.name, entity.schema.version)) return unusable();
   if (spec === undefined) {
