@@ -6,7 +6,8 @@
  * `KNOC_TEST_FAULT=<n>:<action>` acts at the n-th file-system change a publish
  * makes (1-based): `kill` ends the process at once (SIGKILL), `hold=<ms>`
  * pauses there, and any other action (`ENOSPC`, `EROFS`, `EACCES`) makes that
- * operation fail with that error code. `count` reports every step on stderr.
+ * operation fail with that error code. `<n>+:<code>` makes that step and every
+ * later one fail, as a disk that stays full would. `count` reports every step on stderr.
  * `KNOC_TEST_FAULT=build:<n>` instead makes the n-th build of the process stop
  * as a bug would (an error with no code), once it has compiled and before it
  * publishes anything.
@@ -16,6 +17,8 @@ const STATE = Symbol.for('knoc.fault-hook');
 interface FaultPlan {
   at: number;
   action: string;
+  /** `<n>+`: every step from the n-th on. */
+  onward: boolean;
 }
 
 /** `build:<n>`: the n-th build throws. */
@@ -37,8 +40,10 @@ function readPlan(): FaultPlan | BuildFault | 'count' | undefined {
   if (spec === 'count') return 'count';
   const build = /^build:(\d+)$/.exec(spec);
   if (build) return { build: Number(build[1]) };
-  const match = /^(\d+):(kill|hold=\d+|E[A-Z]+)$/.exec(spec);
-  return match ? { at: Number(match[1]), action: match[2]! } : undefined;
+  const match = /^(\d+):(kill|hold=\d+|E[A-Z]+)$/.exec(spec) ?? /^(\d+)(\+):(E[A-Z]+)$/.exec(spec);
+  if (!match) return undefined;
+  const onward = match[2] === '+';
+  return { at: Number(match[1]), action: (onward ? match[3] : match[2])!, onward };
 }
 
 /** Marks one file-system change of a publish (`op` on `target`); under a test fault plan it may fail, pause or die here. */
@@ -49,7 +54,7 @@ export function faultPoint(op: string, target: string): void {
   const steps = ++state.steps;
   // eslint-disable-next-line no-restricted-globals
   if (plan === 'count') return void process.stderr.write(`knoc fault point ${steps}: ${op} ${target}\n`);
-  if (steps !== plan.at) return;
+  if (plan.onward ? steps < plan.at : steps !== plan.at) return;
   // eslint-disable-next-line no-restricted-globals
   if (plan.action === 'kill') process.kill(process.pid, 'SIGKILL');
   // A synchronous pause, so a publish that runs without awaiting stays so.
