@@ -273,6 +273,18 @@ describe('the writer’s last guard', () => {
   ])('reports a publish that failed with %s as %s', (code, expected) => {
     expect(publishFailure(Object.assign(new Error('failed'), { code }), 'dist').code).toBe(expected);
   });
+
+  it.each([
+    ['ENOSPC', 'KNO5025', 'the disk is full'],
+    ['EACCES', 'KNO5025', 'permission is denied'],
+    ['ENOTDIR', 'KNO5025', 'ENOTDIR (failed)'],
+    ['ELOCKED', 'KNO5022', undefined],
+    ['EFOREIGN', 'KNO5024', undefined],
+  ])('reports a publish that failed with %s after its journal was committed as %s', (code, expected, reason) => {
+    const found = publishFailure(Object.assign(new Error('failed'), { code }), 'dist', true);
+    expect(found).toMatchObject({ code: expected, severity: 'error', file: 'dist' });
+    if (reason !== undefined) expect(found.message).toBe(`The new output was committed to \`dist\` but only partly moved into place: ${reason}.`);
+  });
 });
 
 describe('bounds checked before parsing', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyManifest } from '../src/emit/verify-manifest.js';
 import { runCli } from './support/run-cli.js';
-import { copyRepo, makeTempDir, repoRoot } from './support/temp-repo.js';
+import { copyRepo, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
 
 /** The example repository plus copies of its blueprints under new slugs and ids: enough outputs that one edit is a small change. */
 function largerRepo(copies = 6): string {
@@ -115,6 +115,74 @@ describe('publishing a small change through a journal', () => {
       expect(leftovers(root)).toEqual([]);
     }
   }, 180_000);
+});
+
+describe('a publish that fails after its journal is committed', () => {
+  const edit = (root: string) => writeFileSync(edited(root), readFileSync(edited(root), 'utf8').replace(/^( {2}description: )(.*)$/m, '$1$2 (committed)'));
+  /** A built repository with one blueprint edited, and the number of the publish step that renames the second file into place after the commit. */
+  function editedRepo(args: readonly string[]): { root: string; step: number } {
+    const counted = largerRepo();
+    expect(runCli(['build', '--root', counted]).status).toBe(0);
+    edit(counted);
+    const lines = runCli(['build', '--root', counted, ...args], { KNOC_TEST_FAULT: 'count' }).stderr.split('\n').filter((l) => l.startsWith('knoc fault point'));
+    const commit = lines.findIndex((l) => / commit .*\.knoc-journal-dist$/.test(l)) + 1;
+    expect(commit).toBeGreaterThan(0);
+    expect(lines[commit + 1], 'the second rename after the commit').toMatch(/ rename .*[/\\]dist[/\\]/);
+    // The same repository again, built the same way: its publish takes the same steps.
+    const root = largerRepo();
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    edit(root);
+    return { root, step: commit + 2 };
+  }
+  /** What a fresh full build of the same sources writes. */
+  function freshTree(root: string): Map<string, Buffer> {
+    const fresh = copyRepo(root);
+    expect(runCli(['build', '--root', fresh, '--no-cache']).status).toBe(0);
+    return snapshotTree(path.join(fresh, 'dist'));
+  }
+
+  it.each([
+    ['the edit path', [] as string[]],
+    ['a full build', ['--no-cache']],
+  ])('in %s reports the folder partly published (KNO5025, exit 1), and the next build completes it byte for byte', (_, args) => {
+    const { root, step } = editedRepo(args);
+    // The disk stays full from that rename on, through the second attempt.
+    const run = runCli(['build', '--root', root, '--verbose', ...args], { KNOC_TEST_FAULT: `${step}+:ENOSPC` });
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr.match(/KNO5025/g), run.stderr).toHaveLength(1);
+    expect(run.stderr).toContain('The new output was committed to `dist` but only partly moved into place: the disk is full.');
+    expect(run.stderr).toMatch(/`dist\/` is incomplete/);
+    expect(run.stderr).not.toMatch(/KNO5020|KNO5001|left as (it was|they were)/);
+    expect(run.stderr).toContain('dist/ partly published');
+    if (args.length === 0) expect(run.stderr).toContain('incremental: only 1 changed blueprint parsed');
+    else expect(run.stderr).not.toContain('incremental:');
+    // Truly part new, part previous: the journal and its stage wait beside it, and verify finds the mix.
+    expect(leftovers(root)).toContain('.knoc-journal-dist');
+    expect(leftovers(root).some((e) => e.startsWith('.knoc-stage-dist-'))).toBe(true);
+    expect(runCli(['verify', '--root', root]).status).toBe(1);
+    const next = runCli(['build', '--root', root]);
+    expect(next.status, next.stderr).toBe(0);
+    expect(leftovers(root)).toEqual([]);
+    expect(runCli(['verify', '--root', root]).status).toBe(0);
+    const tree = snapshotTree(path.join(root, 'dist'));
+    const expected = freshTree(root);
+    expect([...tree.keys()]).toEqual([...expected.keys()]);
+    for (const [file, bytes] of expected) expect(tree.get(file)!.equals(bytes), file).toBe(true);
+    expect(readFileSync(card(root), 'utf8')).toContain('(committed)');
+  }, 120_000);
+
+  it.each([
+    ['the edit path', [] as string[]],
+    ['a full build', ['--no-cache']],
+  ])('in %s is finished at once when a second attempt succeeds', (_, args) => {
+    const { root, step } = editedRepo(args);
+    const run = runCli(['build', '--root', root, ...args], { KNOC_TEST_FAULT: `${step}:ENOSPC` });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/KNO50\d\d/);
+    expect(leftovers(root)).toEqual([]);
+    expect(runCli(['verify', '--root', root]).status).toBe(0);
+    expect(readFileSync(card(root), 'utf8')).toContain('(committed)');
+  }, 120_000);
 });
 
 describe('recovery files knoc did not write', () => {

@@ -495,7 +495,7 @@ export const catalogue = {
     severity: 'error',
     message: 'The output folder cannot be written: {detail}.',
     hint: 'Check permissions and free space; the previous output was left untouched.',
-    explanation: 'knoc stages the new output beside the output folder and swaps it in. This reports a failure of that step; the previous output stays as it was.',
+    explanation: 'knoc stages the new output beside the output folder and swaps it in. This reports a failure of that step; the previous output stays as it was. A failure after a small change’s journal was committed is KNO5025 instead.',
   },
   KNO5002: {
     title: 'Output folder not allowed',
@@ -559,7 +559,7 @@ export const catalogue = {
     message: 'The output folder `{out}` cannot be written: the disk is full.',
     hint: 'Free some space (or raise the quota) and build again; the previous output and the cache were left as they were.',
     explanation:
-      'knoc writes the new output beside the old one and swaps it in only when every file is written. When the disk fills up part way, the partial new tree is removed and the previous output stays complete and in place, so a server or a deploy step never sees half a build.',
+      'knoc writes the new output beside the old one and swaps it in only when every file is written. When the disk fills up part way, the partial new tree is removed and the previous output stays complete and in place, so a server or a deploy step never sees half a build. A disk that fills up after a small change’s journal was committed is KNO5025 instead.',
   },
   KNO5021: {
     title: 'Output folder not writable',
@@ -567,7 +567,7 @@ export const catalogue = {
     message: 'The output folder `{out}` cannot be written: {reason}.',
     hint: 'Make the output folder and the folder that holds it writable for this user, or choose another one with `--out`; nothing was changed.',
     explanation:
-      'Publishing creates a staging folder beside the output folder and renames it into place, so both the output folder and its parent must be writable. On a read-only file system or without permission, knoc changes nothing and reports this once instead of failing file by file.',
+      'Publishing creates a staging folder beside the output folder and renames it into place, so both the output folder and its parent must be writable. On a read-only file system or without permission, knoc changes nothing and reports this once instead of failing file by file. A refusal after a small change’s journal was committed is KNO5025 instead.',
   },
   KNO5022: {
     title: 'Another build is publishing',
@@ -592,6 +592,14 @@ export const catalogue = {
     hint: 'Delete it if no knoc build is running (never commit `.knoc-*` files); nothing was written, moved or removed.',
     explanation:
       'A build killed while publishing leaves a journal (`.knoc-journal-<folder>`) naming the files it had staged (`.knoc-stage-<folder>-…`), and the next build completes it before anything else. knoc follows only a journal that names one of its own stages beside the output folder, a real folder, with plain relative paths in it reached through folders rather than links. Anything else under such a name was not written by a build (it may have come with the repository or a copy of it), and following it could move or delete files elsewhere, so the build stops and leaves it for you to remove. A link under the name of a parked or staged folder is left alone the same way.',
+  },
+  KNO5025: {
+    title: 'Output partly published',
+    severity: 'error',
+    message: 'The new output was committed to `{out}` but only partly moved into place: {reason}.',
+    hint: 'Until the next `knoc build` (or watch’s next rebuild) completes the publish, `{out}/` is incomplete, part new output and part previous, and `knoc verify` reports it; remove the cause (free space, fix permissions) and build again.',
+    explanation:
+      'A small change is published through a journal: the changed files are staged beside the output folder (`.knoc-stage-<folder>-…`), a journal naming them is committed by rename (`.knoc-journal-<folder>`), and each file is then renamed into place, manifest.json last. Once the journal is committed the previous output can no longer be put back, only completed. When a rename, or a folder it needs, fails after the commit, knoc tries once more at once; when that fails too, the output folder holds some new files and some previous ones, and the journal and its stage stay beside it. The next build, or watch’s next rebuild, completes the journal before anything else, so the folder ends as one complete build. Before the commit the same failures leave the previous output whole (KNO5020, KNO5021, KNO5001).',
   },
   KNO6001: {
     title: 'Malformed suppression',

@@ -66,7 +66,15 @@ export async function publishChanged(outDir: string, changed: readonly PlannedOu
     if (pendingJournal(outDir) || !stillIntact()) return false;
     removeUncommittedJournals(outDir);
     await recoverInterruptedSwap(outDir, stage);
-    if (changed.length > 0) publishThroughJournal(outDir, changed, [], stage?.dir, beforeReplace);
+    if (changed.length > 0) {
+      try {
+        publishThroughJournal(outDir, changed, [], stage?.dir, beforeReplace);
+      } catch (error) {
+        // Committed and not finished: the journal names the stage, which the next build moves the rest from.
+        if (stage && pendingJournal(outDir)) stage.kept = true;
+        throw error;
+      }
+    }
     return true;
   } finally {
     await release();
@@ -260,6 +268,8 @@ export interface EarlyStage {
   failed: boolean;
   /** Paths this thread wrote with `stageOutput`, whose bytes are read back from the stage if asked for before publishing. */
   readFromStage?: Set<string>;
+  /** Set when a committed journal that could not be finished names the stage: it stays for the next build to complete. */
+  kept?: boolean;
 }
 
 /** `p<pid>-<random>`: the suffix of a stage written during a build, which names the process that owns it. */
@@ -353,9 +363,10 @@ export function holdStagedOutputs(stage: EarlyStage, outputs: readonly PlannedOu
   stage.readFromStage.clear();
 }
 
-/** Removes an early stage that will not be published. */
+/** Removes an early stage that will not be published; one a committed journal still names (`kept`) stays for the next build. */
 export function discardEarlyStage(stage: EarlyStage): void {
   stage.failed = true;
+  if (stage.kept) return;
   // Gone already once a publish moved it into place, or emptied and removed it.
   if (lstatSync(stage.dir, { throwIfNoEntry: false })) rmSync(stage.dir, { recursive: true, force: true });
 }
@@ -449,7 +460,9 @@ interface Journal {
  * into place, `manifest.json` last, and removed files are deleted. A build
  * killed before the commit leaves the old tree; one killed after it leaves a
  * journal that the next build completes first, so the folder ends as the
- * complete new tree.
+ * complete new tree. A failure after the commit is tried once more at once;
+ * when that fails too, the journal and its stage stay (and
+ * `pendingJournal` says so) for the next build to complete.
  */
 function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[], stageDir?: string, beforeReplace?: (file: string) => void): void {
   const parent = path.dirname(outDir);
@@ -474,7 +487,14 @@ function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[]
     rmSync(stage, { recursive: true, force: true });
     throw error;
   }
-  applyJournal(outDir, journalFile, beforeReplace);
+  try {
+    applyJournal(outDir, journalFile, beforeReplace);
+  } catch {
+    // Committed: the previous output cannot come back, only the new one be completed. What stopped a rename may have
+    // passed (a file held open a moment, space freed); one more pass costs a few renames, and skips what already moved.
+    // Should it fail too, the journal and its stage stay for the next build, and the caller reports the folder partly published.
+    applyJournal(outDir, journalFile, beforeReplace);
+  }
 }
 
 /** Completes a committed journal: moves what is still staged into place, removes what it names, then forgets it. */

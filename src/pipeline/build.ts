@@ -18,7 +18,7 @@ import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
 import { buildFaultPoint } from '../emit/fault-hook.js';
-import { discardEarlyStage, holdStagedOutputs, openEarlyStage, recordStaged, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
+import { discardEarlyStage, holdStagedOutputs, openEarlyStage, pendingJournal, recordStaged, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, parseSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
@@ -253,7 +253,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
         written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact, stage);
       } catch (error) {
-        diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.'));
+        // A committed journal left beside the folder means it is part new, part previous: said so, whatever the error.
+        diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.', pendingJournal(outDir)));
       }
     }
     // Published (renamed away), or not published at all: either way nothing of it stays beside the output folder. What

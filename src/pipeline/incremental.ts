@@ -7,6 +7,7 @@ import { isShippedSpec, readSource } from '../discover/discover.js';
 import { dig, isRecord } from '../model/guards.js';
 import { MANIFEST_PATH } from '../emit/plan-outputs.js';
 import { confined, discardEarlyStage, openEarlyStage, pendingJournal, publishChanged, type EarlyStage } from '../emit/write-outputs.js';
+import { publishFailure } from '../emit/publish-failure.js';
 import { startEarlyCopies, type EarlyCopies } from '../emit/early-copy.js';
 import { retire, retireUnpublished } from '../cache/retired-files.js';
 import { digestOf, sha256Hex } from '../model/digest.js';
@@ -142,7 +143,8 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
     return await buildInStage(options, probe, open, early, started);
   } finally {
     // Published, the stage is gone already; otherwise its copies go with it, the large ones retired (see `retire`), not freed now.
-    if (early) {
+    // A stage a committed journal still names is kept whole: the next build moves the rest of it into place.
+    if (early && !early.stage.kept) {
       await early.copies.settled;
       for (const file of [MANIFEST_PATH, HEADERS_PATH]) retireUnpublished(confined(early.stage.dir, file), probe.cacheDir);
       discardEarlyStage(early.stage);
@@ -368,7 +370,16 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
     const stillIntact = () => sameStamp(stampOf(index.paths.at(manifestSlot)), index.numbers, manifestSlot);
     if (early) await early.copies.settled;
     // Each published file replaced keeps its blocks until the next build (see `retire`).
-    if (!(await publishChanged(outDir, outputs.changed, stillIntact, early?.stage, (file) => retire(file, cacheDir)))) return declined('the output folder changed while this build ran');
+    let published: boolean;
+    try {
+      published = await publishChanged(outDir, outputs.changed, stillIntact, early?.stage, (file) => retire(file, cacheDir));
+    } catch (error) {
+      // Reported as the full build reports it; the index is not updated, so the next build compares the outputs again.
+      const failure = publishFailure(error, path.relative(root, outDir) || '.', pendingJournal(outDir));
+      const reported = [...diagnostics, failure].sort(compareDiagnostics);
+      return { ...result, diagnostics: reported, errorCount: result.errorCount + 1, failed: true, writtenOutputs: [], durationMs: performance.now() - started };
+    }
+    if (!published) return declined('the output folder changed while this build ran');
     endPhase('write', `${outputs.changed.length} changed`);
 
     // The outputs are stamped once the clock has moved past their times, so the next build trusts the stamps without reading them.

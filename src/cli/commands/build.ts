@@ -303,7 +303,9 @@ async function report(result: Reported, command: 'build' | 'check', formats: rea
         ? result.failed ? 'output is stale' : 'output is up to date'
         : result.written
         ? `wrote ${relativeOut(result)} (${result.written.written} changed, ${result.written.unchanged} unchanged, ${result.written.removed} removed)`
-        : `nothing written`;
+        : result.diagnostics.some((d) => d.code === 'KNO5025')
+          ? `${relativeOut(result)} partly published`
+          : `nothing written`;
   const baseline = result.baselineWritten ? `; baseline written to ${result.baselineWritten}` : '';
   const line = `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${outcome}${baseline}${warningGate(result, options)}`;
   if (!options.quiet || result.failed) process.stderr.write(`${result.failed ? paint.red(line) : line}\n`);
