@@ -255,6 +255,28 @@ describe('where reports and the cache are written', () => {
     expect(JSON.parse(readFileSync(path.join(root, 'changes.json'), 'utf8'))).toBeTypeOf('object');
   });
 
+  it('refuses a report or cache in the output folder the config names when the build is up to date, the stat index naming the folder', () => {
+    const { root } = fresh();
+    writeFileSync(path.join(root, 'knoc.config.yaml'), `${readFileSync(path.join(root, 'knoc.config.yaml'), 'utf8')}out: public\n`);
+    expect(knoc(['build'], root).status).toBe(0);
+    const before = snapshotTree(path.join(root, 'public'));
+    for (const [flags, message] of [
+      [['--format', 'json=public/report.json'], /--format json=public\/report\.json: the report would go into the output folder `public`/],
+      [['--format', 'sarif=knoc.config.yaml'], /the report would overwrite knoc\.config\.yaml/],
+      [['--cache-dir', 'public/cache'], /--cache-dir `public\/cache`: the cache would go into the output folder `public`/],
+    ] as const) {
+      const run = knoc(['build', ...flags], root);
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(snapshotTree(path.join(root, 'public'))).toEqual(before);
+    }
+    // Elsewhere, the report of the up-to-date build is written.
+    const run = knoc(['build', '--format', 'json=report.json', '--verbose'], root);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain('up to date: no input, setting or output changed since the last build');
+    expect(JSON.parse(readFileSync(path.join(root, 'report.json'), 'utf8'))).toMatchObject({ summary: { errors: 0 } });
+  });
+
   it('refuses --cache-dir . when the repository is reached through a link', () => {
     const { root, files } = fresh();
     const link = path.join(files, 'repo-link');

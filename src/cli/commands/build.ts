@@ -156,15 +156,19 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   if (values['key-id'] !== undefined && values['key-id'].trim() === '') throw new UsageError('--key-id must not be empty');
   if (values.jku !== undefined && !isHttpsUrl(values.jku)) throw new UsageError(`--jku must be an absolute https URL, got \`${values.jku}\``);
   if (values.quiet && values.verbose) throw new UsageError('--quiet and --verbose ask for opposite things; pick one');
-  if (formats.some((f) => f.path !== undefined) || values['cache-dir']) {
+  // Report files and the cache folder must not land on what the run reads or publishes: checked before anything is
+  // written, against the output folder the last build recorded when the stat index proves it current (reading the
+  // config for it loads the config's parser and validator).
+  const placed = formats.some((f) => f.path !== undefined) || Boolean(values['cache-dir']);
+  const checkPlaces = async (outDir?: string): Promise<void> => {
     const inputs = [
       ...(values.baseline !== undefined ? [{ file: path.resolve(values.root ?? '.', values.baseline), what: 'baseline', given: values.baseline }] : []),
       ...(values['sign-key'] !== undefined ? [{ file: path.resolve(values['sign-key']), what: 'signing key', given: values['sign-key'] }] : []),
     ];
-    const places = { ...(await repositoryPlaces(values.root, values.out)), inputs };
+    const places = { ...(outDir !== undefined ? { root: path.resolve(values.root ?? '.'), outDir } : await repositoryPlaces(values.root, values.out)), inputs };
     checkReportTargets(formats, places);
     if (values['cache-dir']) checkCacheDir(values['cache-dir'], places);
-  }
+  };
   // A bar is for a person at a terminal: not with --quiet, not in CI, and not while a machine-readable report goes to stdout.
   const machineStdout = formats.some((f) => f.path === undefined && f.name !== 'stylish');
   const progress = !values.quiet && !machineStdout && progressAllowed(process.stderr, process.env) ? createProgressBar(process.stderr) : undefined;
@@ -186,17 +190,21 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   // Not a repository: say so (KNO1020) and touch nothing, rather than publish an empty fleet or make a cache folder here.
   const root = path.resolve(values.root ?? '.');
   if (!isRepository(root)) {
+    if (placed) await checkPlaces();
     const { createDiagnostic } = await import('../../diagnostics/create.js');
     const diagnostics = [createDiagnostic('KNO1020', { path: values.root ?? '.' })];
     const none: Reported = { diagnostics, errorCount: 1, warningCount: 0, suppressed: 0, failed: true, agentCount: 0, domainCount: 0, durationMs: 0, root, outDir: root, sources: () => undefined };
     return (await report(none, command, formats, { quiet: values.quiet === true, failSeverity, maxWarnings })) ? EXIT.findings : EXIT.usage;
   }
+  // The stat index is only read here; the checks of where files go come before the first write, the sweep below included.
+  const early = placed ? probeIndex(options) : undefined;
+  if (placed) await checkPlaces(early && 'upToDate' in early ? early.upToDate.outDir : undefined);
   // What earlier edits replaced is deleted on the thread pool meanwhile (see `retire`).
   const cacheDir = cacheDirOf(options);
   const sweeping = cacheDir ? sweepRetired(cacheDir) : undefined;
   try {
     // Nothing changed since the last clean build: report what it reported, without loading the compiler.
-    const probe = probeIndex(options);
+    const probe = placed ? early : probeIndex(options);
     const done = probe && 'upToDate' in probe ? probe.upToDate : undefined;
     if (done) {
       const { report: recorded } = done;
