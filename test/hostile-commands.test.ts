@@ -275,6 +275,18 @@ describe('where reports and the cache are written', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).toContain('up to date: no input, setting or output changed since the last build');
     expect(JSON.parse(readFileSync(path.join(root, 'report.json'), 'utf8'))).toMatchObject({ summary: { errors: 0 } });
+    // After an edit of a blueprint, the same; after an edit of the config's `out`, the folder it names now.
+    writeFileSync(path.join(root, BLUEPRINT), readFileSync(path.join(root, BLUEPRINT), 'utf8').replace('  name: Drift Sentinel\n', '  name: Drift Sentinel Two\n'));
+    const edited = knoc(['build', '--format', 'json=public/report.json'], root);
+    expect(edited.status, edited.stderr).toBe(2);
+    expect(edited.stderr).toMatch(/the report would go into the output folder `public`/);
+    expect(snapshotTree(path.join(root, 'public'))).toEqual(before);
+    writeFileSync(path.join(root, 'knoc.config.yaml'), readFileSync(path.join(root, 'knoc.config.yaml'), 'utf8').replace('out: public\n', 'out: site\n'));
+    const moved = knoc(['build', '--format', 'json=site/report.json'], root);
+    expect(moved.status, moved.stderr).toBe(2);
+    expect(moved.stderr).toMatch(/the report would go into the output folder `site`/);
+    expect(existsSync(path.join(root, 'site'))).toBe(false);
+    expect(knoc(['build', '--format', 'json=public/report.json'], root).status).toBe(0);
   });
 
   it('refuses --cache-dir . when the repository is reached through a link', () => {

@@ -126,6 +126,20 @@ export function probeIndex(options: BuildOptions): { upToDate: UpToDate } | { ch
 }
 
 /**
+ * The output folder the probed index recorded, when the probe proves that the
+ * settings choosing it are unchanged: the options are in the index's key, and
+ * knoc.config.yaml is not among the changed paths. Undefined otherwise (the
+ * config then says).
+ */
+export function provenOutDir(probe: ReturnType<typeof probeIndex>): string | undefined {
+  if (!probe) return undefined;
+  if ('upToDate' in probe) return probe.upToDate.outDir;
+  const { index, changed, root } = probe.changed;
+  const config = path.join(root, CONFIG_FILE);
+  return changed.some((slot) => index.paths.at(slot) === config) ? undefined : index.report.outDir;
+}
+
+/**
  * The files in the output folder that the last recorded build published and
  * nobody touched since (their stamps hold), with their sha256: a publish need
  * not read them to know their bytes.

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { BuildOptions, BuildResult } from '../../pipeline/build.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
-import { cacheDirOf, probeIndex } from '../../pipeline/up-to-date.js';
+import { cacheDirOf, probeIndex, provenOutDir } from '../../pipeline/up-to-date.js';
 import { isRepository } from '../../config/config-names.js';
 import { sweepRetired } from '../../cache/retired-files.js';
 import type { RebuildExplanation } from '../../pipeline/explain.js';
@@ -157,8 +157,8 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   if (values.jku !== undefined && !isHttpsUrl(values.jku)) throw new UsageError(`--jku must be an absolute https URL, got \`${values.jku}\``);
   if (values.quiet && values.verbose) throw new UsageError('--quiet and --verbose ask for opposite things; pick one');
   // Report files and the cache folder must not land on what the run reads or publishes: checked before anything is
-  // written, against the output folder the last build recorded when the stat index proves it current (reading the
-  // config for it loads the config's parser and validator).
+  // written, against the output folder the last build recorded when the stat index proves the settings that choose it
+  // unchanged (reading the config for it loads the config's parser and validator).
   const placed = formats.some((f) => f.path !== undefined) || Boolean(values['cache-dir']);
   const checkPlaces = async (outDir?: string): Promise<void> => {
     const inputs = [
@@ -198,7 +198,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   }
   // The stat index is only read here; the checks of where files go come before the first write, the sweep below included.
   const early = placed ? probeIndex(options) : undefined;
-  if (placed) await checkPlaces(early && 'upToDate' in early ? early.upToDate.outDir : undefined);
+  if (placed) await checkPlaces(provenOutDir(early));
   // What earlier edits replaced is deleted on the thread pool meanwhile (see `retire`).
   const cacheDir = cacheDirOf(options);
   const sweeping = cacheDir ? sweepRetired(cacheDir) : undefined;
