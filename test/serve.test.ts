@@ -256,6 +256,47 @@ describe('knoc serve', () => {
     expect(await exited(child)).toBe(0);
   });
 
+  it('with --watch, while no build is published, answers 503 with the reason on a page that reloads, then serves the first build that publishes', async () => {
+    const root = copyRepo(happyFixture);
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    const good = readFileSync(file, 'utf8');
+    writeFileSync(file, good.replace(/^slug: .*$/m, 'slug: [unclosed'));
+    const { child, url, stderr } = await startCli(['--watch', '--port', '0', '--root', root]);
+    expect(await waitFor(() => stderr().includes('nothing to serve yet'))).toBe(true);
+    for (const target of ['/', '/.well-known/agent-card.json', '/agents/drift-sentinel/']) {
+      const res = await fetchRaw(url, target);
+      expect(res.status, target).toBe(503);
+      expect(res.headers['retry-after']).toBe('2');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.body).toContain('No build to serve yet: the last build found 1 error');
+      expect(res.body).toContain('<meta http-equiv="refresh" content="2">');
+    }
+    expect((await fetchRaw(url, '/', { method: 'HEAD' })).body).toBe('');
+    writeFileSync(file, good);
+    let status = 0;
+    for (let i = 0; i < 200 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = (await fetchRaw(url, '/.well-known/agent-card.json')).status;
+    }
+    expect(status).toBe(200);
+    expect((await fetchRaw(url, '/no-such-file')).status, 'a build is published: a missing file is 404 again').toBe(404);
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
+  });
+
+  it('with --watch, serves the build already in the folder while a rebuild fails, and a missing file there is 404', async () => {
+    const root = copyRepo(happyFixture);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^slug: .*$/m, 'slug: [unclosed'));
+    const { child, url, stderr } = await startCli(['--watch', '--port', '0', '--root', root]);
+    expect(stderr()).not.toContain('nothing to serve yet');
+    expect((await fetchRaw(url, '/.well-known/agent-card.json')).status).toBe(200);
+    expect((await fetchRaw(url, '/no-such-file')).status).toBe(404);
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
+  });
+
   it('with --watch, prints after each build the summary `knoc watch` prints, agents and domains counted', async () => {
     const root = copyRepo(happyFixture);
     const { child, stderr } = await startCli(['--watch', '--port', '0', '--root', root]);

@@ -3,6 +3,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { MANIFEST_PATH } from '../emit/plan-outputs.js';
 import { HEADERS_PATH, hostHeaders } from '../project/project-headers.js';
 import { parseRequestPath } from './request-path.js';
 
@@ -14,6 +15,13 @@ export interface PreviewOptions {
   host?: string;
   /** Port; 0 picks a free one. */
   port: number;
+  /**
+   * Why the folder holds no build yet, while it holds none (a first build that
+   * failed, with `knoc serve --watch`): a request for a file that is not there
+   * is then answered 503 with this text on a page that reloads itself, rather
+   * than 404.
+   */
+  waiting?: () => string | undefined;
 }
 
 /** A running preview server. */
@@ -38,7 +46,7 @@ const ALLOW = 'GET, HEAD, OPTIONS';
 export async function startPreviewServer(options: PreviewOptions): Promise<PreviewServer> {
   const host = options.host ?? '127.0.0.1';
   const server = createServer((req, res) => {
-    respond(req, res, options.dir).catch(() => {
+    respond(req, res, options).catch(() => {
       if (!res.headersSent) send(res, 500, { 'Content-Type': 'text/plain; charset=utf-8' }, 'Internal error\n', req.method === 'HEAD');
       else res.destroy();
     });
@@ -67,13 +75,15 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-async function respond(req: IncomingMessage, res: ServerResponse, dir: string): Promise<void> {
+async function respond(req: IncomingMessage, res: ServerResponse, { dir, waiting }: PreviewOptions): Promise<void> {
   const method = req.method ?? 'GET';
   const head = method === 'HEAD';
   if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
     return send(res, 405, { Allow: ALLOW, 'Content-Type': 'text/plain; charset=utf-8' }, `Method ${method} not allowed\n`, false);
   }
   const found = await findFile(dir, req.url);
+  const reason = found === undefined ? waiting?.() : undefined;
+  if (reason !== undefined && !(await holdsBuild(dir))) return send(res, 503, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Retry-After': String(RELOAD_SECONDS) }, waitingPage(reason), head);
   if (found === undefined) return send(res, 404, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, 'Not found\n', head);
   if ('redirect' in found) return send(res, 301, { Location: found.redirect, 'Cache-Control': 'no-store' }, '', head);
   const bytes = await readFile(found.file);
@@ -90,6 +100,32 @@ async function respond(req: IncomingMessage, res: ServerResponse, dir: string): 
     return send(res, 304, notModified, '', true);
   }
   return send(res, 200, headers, bytes, head);
+}
+
+/** How often the page shown while there is no build yet reloads itself. */
+const RELOAD_SECONDS = 2;
+
+/** Whether `dir` holds a build: its manifest. */
+async function holdsBuild(dir: string): Promise<boolean> {
+  return (await stat(path.join(dir, MANIFEST_PATH)).catch(() => undefined))?.isFile() ?? false;
+}
+
+/** The page answered while there is no build to serve: the reason, and a reload until there is one. */
+function waitingPage(reason: string): string {
+  const text = reason.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="refresh" content="${RELOAD_SECONDS}">
+<title>No build yet</title>
+</head>
+<body>
+<p>${text}</p>
+<p>This page reloads every ${RELOAD_SECONDS} seconds until a build is published.</p>
+</body>
+</html>
+`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { renderStylish } from '../render/stylish.js';
 import { renderWatchStopped, renderWatchSummary } from '../render/watch-summary.js';
 import { reportFailure } from '../report-failure.js';
 import { choosePaint } from '../paint.js';
-import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
+import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
 import { joinNegativeValues } from '../negative-values.js';
@@ -39,7 +39,9 @@ Options:
   --host [ADDR]  listen on ADDR; --host alone listens on every interface
                  (default: 127.0.0.1, this machine only)
   --watch        once the port is taken, build, then rebuild on every change;
-                 the server sends the new files at once
+                 the server sends the new files at once; while the folder
+                 holds no build because the builds so far failed, pages
+                 answer 503 with the reason and reload until one publishes
   --root DIR     the repository to build with --watch (default: .)
   --base-url URL overrides base_url in knoc.config.yaml with --watch
 
@@ -78,7 +80,9 @@ async function runServe(args: readonly string[]): Promise<number> {
   const host = values.host;
   // The port first: a build is not made for a server that cannot listen. Files are read per request, and the URL is
   // printed only once the first build is published.
-  const server = await listenOn(dir, port, host);
+  // With --watch, why there is nothing to serve while the builds so far have published nothing.
+  let waiting: string | undefined;
+  const server = await listenOn(dir, port, host, () => waiting);
   let stopWatching: (() => Promise<void>) | undefined;
   if (values.watch) {
     try {
@@ -90,8 +94,10 @@ async function runServe(args: readonly string[]): Promise<number> {
         onBuild: (result) => {
           if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
           process.stderr.write(`${renderWatchSummary(result)}\n`);
+          waiting = result.written ? undefined : `No build to serve yet: the last build found ${plural(result.errorCount, 'error')}, listed where \`knoc serve --watch\` runs. Fix ${result.errorCount === 1 ? 'it' : 'them'} and the site appears here.`;
         },
         onError: async (error) => {
+          waiting = 'No build to serve yet: the last build stopped on an unexpected error, reported where `knoc serve --watch` runs.';
           await reportFailure(error);
           process.stderr.write(`${renderWatchStopped()}\n`);
         },
@@ -108,6 +114,7 @@ async function runServe(args: readonly string[]): Promise<number> {
     return EXIT.ok;
   }
   process.stdout.write(`Serving ${shownDir} at ${server.url}\n`);
+  if (waiting !== undefined && !(await readManifest(dir))) process.stderr.write(`  nothing to serve yet: the first build published nothing; the pages answer 503 until a build is published\n`);
   process.stderr.write(`  fleet page  ${server.url}\n  fleet card  ${server.url}.well-known/agent-card.json\n`);
   if (host !== undefined && host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') process.stderr.write(`  listening on ${host}: other machines on the network can read ${shownDir}\n`);
   process.stderr.write(`${values.watch ? 'Watching for changes. ' : ''}Press Ctrl-C to stop.\n`);
@@ -119,12 +126,12 @@ async function runServe(args: readonly string[]): Promise<number> {
 }
 
 /** A preview server for `dir` on `port` (the default port, else any free one, when none was given), or a usage error saying why not. */
-async function listenOn(dir: string, port: number | undefined, host: string | undefined): Promise<PreviewServer> {
+async function listenOn(dir: string, port: number | undefined, host: string | undefined, waiting: () => string | undefined): Promise<PreviewServer> {
   try {
-    return await startPreviewServer({ dir, port: port ?? DEFAULT_PORT, ...(host !== undefined ? { host } : {}) });
+    return await startPreviewServer({ dir, port: port ?? DEFAULT_PORT, waiting, ...(host !== undefined ? { host } : {}) });
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? String(error.code) : '';
-    if (code === 'EADDRINUSE' && port === undefined) return startPreviewServer({ dir, port: 0, ...(host !== undefined ? { host } : {}) });
+    if (code === 'EADDRINUSE' && port === undefined) return startPreviewServer({ dir, port: 0, waiting, ...(host !== undefined ? { host } : {}) });
     const reason = code === 'EADDRINUSE' ? `port ${port} is in use; pass --port 0 for any free port` : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? `\`${host}\` is not an address of this machine` : error instanceof Error ? error.message : String(error);
     throw new UsageError(`cannot listen: ${reason}`);
   }
