@@ -268,7 +268,7 @@ describe('knoc serve', () => {
       expect(res.status, target).toBe(503);
       expect(res.headers['retry-after']).toBe('2');
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.body).toContain('No build to serve yet: the last build found 1 error');
+      expect(res.body).toContain('No build to serve yet: the last build found 1 error, listed where <code>knoc serve --watch</code> runs.');
       expect(res.body).toContain('<meta http-equiv="refresh" content="2">');
     }
     expect((await fetchRaw(url, '/', { method: 'HEAD' })).body).toBe('');

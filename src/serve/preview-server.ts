@@ -112,7 +112,7 @@ async function holdsBuild(dir: string): Promise<boolean> {
 
 /** The page answered while there is no build to serve: the reason, and a reload until there is one. */
 function waitingPage(reason: string): string {
-  const text = reason.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const text = reason.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`).replace(/`([^`]+)`/g, '<code>$1</code>');
   return `<!doctype html>
 <html lang="en">
 <head>
