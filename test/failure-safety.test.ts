@@ -158,6 +158,7 @@ describe('two builds of one repository at once', () => {
     const [a, b] = await Promise.all([first, second]);
     expect(a.status, a.stderr).toBe(0);
     expect(b.status, b.stderr).toBe(0);
+    expect(b.stderr, 'the second says why it waits, once').toMatch(/^Waiting for another knoc build \(pid \d+\) to finish publishing dist\/ \(at most 10 s\)\.\.\.\n(?![^]*Waiting for)/m);
     expect(knoc(root, ['verify']).status).toBe(0);
     expect(snapshotTree(path.join(root, 'dist')).get('.well-known/agent-card.json')!.toString()).toContain('https://second.example.org');
     expect(existsSync(path.join(root, '.knoc-lock-dist'))).toBe(false);
@@ -171,6 +172,7 @@ describe('two builds of one repository at once', () => {
     expect(await waitFor(() => existsSync(path.join(root, '.knoc-lock-dist')))).toBe(true);
     const second = await start(root, ['build', '--base-url', 'https://second.example.org'], { KNOC_TEST_LOCK_WAIT_MS: '300' });
     expect(second.status).toBe(1);
+    expect(second.stderr).toMatch(/^Waiting for another knoc build \(pid \d+\) to finish publishing dist\/ \(at most 300 ms\)\.\.\.$/m);
     expect(second.stderr).toMatch(/KNO5022 .*another knoc build \(pid \d+\)/);
     expect(second.stderr).not.toMatch(STACK);
     expectTree(snapshotTree(path.join(root, 'dist')), before, 'while the first holds the lock');

@@ -30,6 +30,19 @@ describe('knoc watch stopped by a signal', () => {
     expect(fleetCard(root), 'the publish under way was finished').toContain('"https://moved.example.test"');
   }, 30_000);
 
+  it("on SIGINT while waiting for another live build to publish, stops waiting at once: KNO5022, nothing written, that build's lock kept", async () => {
+    const root = copyRepo(happyFixture);
+    // Another build holds the lock: this test process is a live owner. Without a stop, the watcher would wait ten minutes.
+    writeFileSync(lockOf(root), String(process.pid));
+    const watch = startKnoc(['watch', '--root', root], { KNOC_TEST_LOCK_WAIT_MS: '600000' });
+    expect(await waitFor(() => watch.output().includes(`Waiting for another knoc build (pid ${process.pid}) to finish publishing dist/ (at most 600 s)...`)), watch.output()).toBe(true);
+    watch.child.kill('SIGINT');
+    expect(await watch.exited(), watch.output()).toBe('0');
+    expect(watch.output()).toMatch(/KNO5022 .*another knoc build \(pid \d+\) is publishing dist\/.*stopped waiting for it/);
+    expect(existsSync(path.join(root, 'dist')), 'nothing published').toBe(false);
+    expect(readFileSync(lockOf(root), 'utf8'), "the other build's lock is left to it").toBe(String(process.pid));
+  }, 30_000);
+
   it('exits 0 on SIGINT during the first build too, once its publish is done', async () => {
     const root = copyRepo(happyFixture);
     // Nothing built yet: the first build publishes everything, pausing right after it takes the lock.

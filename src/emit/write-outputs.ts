@@ -38,8 +38,9 @@ export async function writeOutputs(
   mode: 'swap' | 'in-place' = 'swap',
   intact?: ReadonlyMap<string, string>,
   early?: EarlyStage,
+  wait?: LockWait,
 ): Promise<WriteReport> {
-  const release = await acquirePublishLock(outDir);
+  const release = await acquirePublishLock(outDir, wait);
   try {
     faultPoint('lock', outDir);
     return mode === 'in-place' && published ? await publishInPlace(outDir, outputs, published) : await publish(outDir, outputs, intact, early);
@@ -58,8 +59,8 @@ export async function writeOutputs(
  * see `startEarlyCopies`), the journal stages the files there. `beforeReplace`
  * is told each published file right before the rename that replaces it.
  */
-export async function publishChanged(outDir: string, changed: readonly PlannedOutput[], stillIntact: () => boolean, stage?: EarlyStage, beforeReplace?: (file: string) => void): Promise<boolean> {
-  const release = await acquirePublishLock(outDir);
+export async function publishChanged(outDir: string, changed: readonly PlannedOutput[], stillIntact: () => boolean, stage?: EarlyStage, beforeReplace?: (file: string) => void, wait?: LockWait): Promise<boolean> {
+  const release = await acquirePublishLock(outDir, wait);
   try {
     faultPoint('lock', outDir);
     // A journal another build left, or a publish since the caller looked, would change files it believes untouched: the full build decides then.
@@ -133,6 +134,21 @@ function holdsOnly(outDir: string, expected: ReadonlySet<string>): boolean {
 /** Thrown when another live knoc process is publishing the same folder. */
 export class PublishLockedError extends Error {
   readonly code = 'ELOCKED';
+  constructor(
+    message: string,
+    /** The process holding the lock, when it is known. */
+    readonly owner?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** How a publish may be stopped while it waits for another build's lock, and who is told that it waits. */
+export interface LockWait {
+  /** Once aborted, a wait for the lock ends at once (PublishLockedError): nothing has been published then. */
+  stop?: AbortSignal;
+  /** Told once, when this build starts waiting: the process holding the lock, when known, and how long at most this build waits. */
+  onWait?: (owner: number | undefined, ms: number) => void;
 }
 
 /** How long a build waits for another live build to finish publishing the same folder. */
@@ -144,16 +160,35 @@ const LOCK_WAIT_MS = 10_000;
  * never blocks the next one; while a live owner holds it, this build waits for
  * it, up to a bound, and then refuses cleanly.
  */
-async function acquirePublishLock(outDir: string): Promise<() => Promise<void>> {
-  const deadline = Date.now() + lockWaitMs(LOCK_WAIT_MS);
+async function acquirePublishLock(outDir: string, { stop, onWait }: LockWait = {}): Promise<() => Promise<void>> {
+  const bound = lockWaitMs(LOCK_WAIT_MS);
+  const deadline = Date.now() + bound;
+  let waiting = false;
   for (;;) {
     try {
       return await tryPublishLock(outDir);
     } catch (error) {
       if (!(error instanceof PublishLockedError) || Date.now() >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // A stop (Ctrl-C in a watcher) ends the wait: nothing of this build has been published.
+      if (stop?.aborted) throw new PublishLockedError(`${error.message}; stopped waiting for it`, error.owner);
+      if (!waiting) onWait?.(error.owner, bound);
+      waiting = true;
+      await pause(100, stop);
     }
   }
+}
+
+/** Resolves after `ms`, or as soon as `stop` is aborted. */
+function pause(ms: number, stop: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    stop?.addEventListener('abort', done, { once: true });
+  });
 }
 
 async function tryPublishLock(outDir: string): Promise<() => Promise<void>> {
@@ -171,7 +206,7 @@ async function tryPublishLock(outDir: string): Promise<() => Promise<void>> {
       const info = lstatSync(lock, { throwIfNoEntry: false });
       if (info && (!info.isFile() || info.size > 32)) throw new ForeignFileError(`\`${path.basename(lock)}\` is not a publish lock (a regular file holding a process id)`);
       const owner = Number(readIfThere(lock).trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== pid && isAlive(owner)) throw new PublishLockedError(`another knoc build (pid ${owner}) is publishing ${path.basename(outDir)}/; try again when it finishes`);
+      if (Number.isInteger(owner) && owner > 0 && owner !== pid && isAlive(owner)) throw new PublishLockedError(`another knoc build (pid ${owner}) is publishing ${path.basename(outDir)}/; try again when it finishes`, owner);
       rmSync(lock, { force: true });
     }
   }

@@ -17,6 +17,7 @@ import { findStaleOutputs } from '../emit/find-stale-outputs.js';
 import { readManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
+import { lockWaitOf, type LockWaitNotice } from './lock-wait.js';
 import { buildFaultPoint } from '../emit/fault-hook.js';
 import { discardEarlyStage, holdStagedOutputs, openEarlyStage, pendingJournal, recordStaged, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import { parseFile } from '../parse/parse-file.js';
@@ -74,6 +75,14 @@ export interface BuildOptions extends GateOptions {
   sign?: SignOptions;
   /** Told as the build advances, for a progress display; never told anything that changes the result. */
   onProgress?: (progress: BuildProgress) => void;
+  /**
+   * A stop (a watcher's Ctrl-C): once aborted, a wait for another build's
+   * publish lock ends at once with KNO5022 and nothing published. Nothing
+   * else is cut short: a publish begun is completed.
+   */
+  signal?: AbortSignal;
+  /** Told once when the publish waits (up to 10 s) for another live build's lock on the output folder: that build's process id, when known, and the folder relative to the root. */
+  onLockWait?: (wait: LockWaitNotice) => void;
 }
 
 /** `knoc build --sign-key FILE [--key-id KID] [--jku URL]`. */
@@ -251,7 +260,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         options.onProgress?.({ phase: 'write', done: 0, total: 0 });
         phaseStart = performance.now();
         const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
-        written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact, stage);
+        written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact, stage, lockWaitOf(options, root, outDir));
       } catch (error) {
         // A committed journal left beside the folder means it is part new, part previous: said so, whatever the error.
         diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.', pendingJournal(outDir)));

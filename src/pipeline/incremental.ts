@@ -39,6 +39,7 @@ import type { SpecRegistry } from '../validate/spec-registry.js';
 import { loadValidators } from '../cache/validator-cache.js';
 import { validateEntity } from '../validate/validate-entity.js';
 import type { BuildOptions } from './build.js';
+import { lockWaitOf } from './lock-wait.js';
 import type { PhaseTiming } from './compile.js';
 import { DamagedColumn } from '../cache/text-column.js';
 import { failsGate } from './gate.js';
@@ -372,7 +373,7 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
     // Each published file replaced keeps its blocks until the next build (see `retire`).
     let published: boolean;
     try {
-      published = await publishChanged(outDir, outputs.changed, stillIntact, early?.stage, (file) => retire(file, cacheDir));
+      published = await publishChanged(outDir, outputs.changed, stillIntact, early?.stage, (file) => retire(file, cacheDir), lockWaitOf(options, root, outDir));
     } catch (error) {
       // Reported as the full build reports it; the index is not updated, so the next build compares the outputs again.
       const failure = publishFailure(error, path.relative(root, outDir) || '.', pendingJournal(outDir));

@@ -20,7 +20,7 @@ export const DEFAULT_CACHE_DIR = 'node_modules/.cache/knoc';
 
 
 /** Options that change how a run is reported or how fast it goes, never what it produces. */
-const REPORTING_ONLY = new Set(['root', 'cacheDir', 'failSeverity', 'maxWarnings', 'jobs', 'write']);
+const REPORTING_ONLY = new Set(['root', 'cacheDir', 'failSeverity', 'maxWarnings', 'jobs', 'write', 'onProgress', 'onLockWait', 'signal']);
 
 /**
  * Options whose whole effect on the outputs is their value, so the key can

@@ -8,6 +8,7 @@ import { sweepRetired } from '../../cache/retired-files.js';
 import type { RebuildExplanation } from '../../pipeline/explain.js';
 import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
+import { renderLockWait } from '../render/lock-wait.js';
 import { createProgressBar, progressAllowed, renderPhaseTimings } from '../progress.js';
 import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
@@ -186,6 +187,14 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     ...(values.baseline !== undefined ? { baseline: values.baseline } : {}),
     ...(values['update-baseline'] ? { updateBaseline: true } : {}),
     ...(values['sign-key'] !== undefined ? { sign: { keyFile: values['sign-key'], ...(values['key-id'] !== undefined ? { keyId: values['key-id'] } : {}), ...(values.jku !== undefined ? { jku: values.jku } : {}) } } : {}),
+    ...(values.quiet
+      ? {}
+      : {
+          onLockWait: (wait) => {
+            progress?.clear();
+            process.stderr.write(`${renderLockWait(wait)}\n`);
+          },
+        }),
   };
   // Not a repository: say so (KNO1020) and touch nothing, rather than publish an empty fleet or make a cache folder here.
   const root = path.resolve(values.root ?? '.');

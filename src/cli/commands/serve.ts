@@ -4,6 +4,7 @@ import { readManifest } from '../../emit/read-manifest.js';
 import { resolveOutDir } from '../../pipeline/out-dir.js';
 import { watch } from '../../pipeline/watch.js';
 import { startPreviewServer, type PreviewServer } from '../../serve/preview-server.js';
+import { renderLockWait } from '../render/lock-wait.js';
 import { renderStylish } from '../render/stylish.js';
 import { renderWatchStopped, renderWatchSummary } from '../render/watch-summary.js';
 import { reportFailure } from '../report-failure.js';
@@ -91,6 +92,7 @@ async function runServe(args: readonly string[]): Promise<number> {
         root,
         out: path.relative(root, dir),
         ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+        onLockWait: (wait) => process.stderr.write(`${renderLockWait(wait)}\n`),
         onBuild: (result) => {
           if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
           process.stderr.write(`${renderWatchSummary(result)}\n`);

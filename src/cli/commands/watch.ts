@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { watch } from '../../pipeline/watch.js';
+import type { LockWaitNotice } from '../../pipeline/lock-wait.js';
+import { renderLockWait } from '../render/lock-wait.js';
 import { renderStylish } from '../render/stylish.js';
 import { renderWatchStopped, renderWatchSummary } from '../render/watch-summary.js';
 import { reportFailure } from '../report-failure.js';
@@ -59,6 +61,7 @@ async function runWatch(args: readonly string[]): Promise<number> {
     ...(values.root !== undefined ? { root: values.root } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),
     ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+    ...(values.quiet ? {} : { onLockWait: (wait: LockWaitNotice) => process.stderr.write(`${renderLockWait(wait)}\n`) }),
     onBuild: (result) => {
       const shown = result.diagnostics;
       if (values.quiet && shown.length === 0) return;
