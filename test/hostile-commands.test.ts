@@ -298,6 +298,19 @@ describe('where reports and the cache are written', () => {
     expect(existsSync(path.join(root, 'cache.bin'))).toBe(false);
   });
 
+  it.each([
+    ['a link to a file not yet in dist/', 'report.json', '../repo/dist/stray.json', /--format json=report\.json: the report would go into the output folder `dist`/],
+    ['a link to a .kno file not yet among the sources', 'report.json', 'content/agent-blueprints/planted.kno', /the report would go among the sources in content\//],
+    ['a folder linked to a folder not yet in dist/', 'reports/report.json', 'dist/reports', /the report would go into the output folder `dist`/],
+  ])('refuses a report file reached through %s, which the write would create there (exit 2)', (_, report, target, message) => {
+    const { root } = fresh();
+    const link = path.join(root, report.includes('/') ? path.dirname(report) : report);
+    symlinkSync(target, link);
+    const before = snapshotTree(path.join(root, 'dist'));
+    expectRefused(knoc(['check', '--format', `json=${report}`], root), message, root, before);
+    expect(existsSync(path.join(root, 'content/agent-blueprints/planted.kno'))).toBe(false);
+  });
+
   it('says which report could not be written, still shows the findings, and exits 2 (a device that is full)', () => {
     const { root } = fresh();
     writeFileSync(path.join(root, BLUEPRINT), readFileSync(path.join(root, BLUEPRINT), 'utf8').replace(/domains: \[([^\]]*)\]/, 'domains: [$1, no-such-domain]'));

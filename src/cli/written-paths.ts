@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDirectory } from '../model/make-directory.js';
@@ -99,18 +99,39 @@ function clashOf(file: string, { root, outDir, inputs }: RepositoryPlaces): stri
   return undefined;
 }
 
-/** A path with every link resolved as far as it exists: where a write would really go. */
+/** How many dangling links in a row `realLocation` follows before it stops, as the system gives up on a loop. */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * A path with every link resolved as far as it exists: where a write would
+ * really go. A link whose target does not exist yet counts too: writing
+ * through it creates the target, so the target is where the write goes.
+ */
 function realLocation(file: string): string {
   const missing: string[] = [];
   let at = path.resolve(file);
-  for (;;) {
+  for (let hops = 0; ; ) {
     try {
       return path.join(realpathSync(at), ...missing.reverse());
     } catch {
+      const target = linkTarget(at);
+      if (target !== undefined && hops++ < MAX_LINK_HOPS) {
+        at = target;
+        continue;
+      }
       const parent = path.dirname(at);
       if (parent === at) return path.resolve(file);
       missing.push(path.basename(at));
       at = parent;
     }
+  }
+}
+
+/** The absolute path a link points to (read from the folder the link really is in), or undefined when `file` is no link. */
+function linkTarget(file: string): string | undefined {
+  try {
+    return lstatSync(file).isSymbolicLink() ? path.resolve(realpathSync(path.dirname(file)), readlinkSync(file)) : undefined;
+  } catch {
+    return undefined;
   }
 }
