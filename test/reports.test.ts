@@ -140,6 +140,22 @@ describe('gating', () => {
     expect(run.stderr).toMatch(summary);
   });
 
+  it.each([
+    [['--max-warnings', '0'], 1, 1],
+    [['--fail-severity', 'warning'], 1, 1],
+    [['--max-warnings', '1'], 0, 0],
+    [[], 0, 0],
+  ])('with one warning and %j (exit %i), JUnit counts %i failure, as the exit code does', (flags, code, failures) => {
+    const run = runCli(['check', '--root', warningRepo(), '--format', 'junit', ...flags]);
+    expect(run.status).toBe(code);
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(run.stdout);
+    expect(xml.testsuites.failures).toBe(String(failures));
+    expect(xml.testsuites.testsuite.failures).toBe(String(failures));
+    const testcase = xml.testsuites.testsuite.testcase;
+    expect(testcase.name).toMatch(/^KNO2051 /);
+    expect(testcase.failure !== undefined).toBe(failures === 1);
+  });
+
   it('does not write dist/ when warnings fail the build', () => {
     const root = warningRepo();
     expect(runCli(['build', '--root', root, '--fail-severity', 'warning']).status).toBe(1);

@@ -294,6 +294,7 @@ async function report(result: Reported, command: 'build' | 'check', formats: rea
       failed: result.failed,
     },
     failSeverity: options.failSeverity,
+    ...(options.maxWarnings !== undefined ? { maxWarnings: options.maxWarnings } : {}),
   };
   const sources = (file: string) => result.sources(file);
   const unwritten: string[] = [];

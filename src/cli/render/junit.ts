@@ -3,9 +3,11 @@ import { printableLine } from './printable.js';
 import type { Report } from './report.js';
 import { location } from './stylish.js';
 
-/** JUnit XML: a test suite per file with findings, a test case per finding; findings that fail the run are failures. Control characters are shown as `\u{..}`, as in stylish. */
+/** JUnit XML: a test suite per file with findings, a test case per finding; findings that fail the run (errors, and warnings when `--fail-severity warning` or `--max-warnings` fails it) are failures. Control characters are shown as `\u{..}`, as in stylish. */
 export function renderJunit(report: Report): string {
-  const failing = (d: Diagnostic) => d.severity === 'error' || (report.failSeverity === 'warning' && d.severity === 'warning');
+  // Warnings are failures when they fail the run: by --fail-severity warning, or by being more than --max-warnings allows.
+  const warningsFail = report.failSeverity === 'warning' || (report.maxWarnings !== undefined && report.summary.warnings > report.maxWarnings);
+  const failing = (d: Diagnostic) => d.severity === 'error' || (warningsFail && d.severity === 'warning');
   const byFile = new Map<string, Diagnostic[]>();
   for (const d of report.diagnostics) {
     const file = d.file === undefined ? 'knoc' : printableLine(d.file);

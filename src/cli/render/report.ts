@@ -7,4 +7,6 @@ export interface Report {
   summary: { errors: number; warnings: number; infos: number; suppressed: number; failed: boolean };
   /** The lowest severity that fails the run. */
   failSeverity: 'error' | 'warning';
+  /** `--max-warnings`: more warnings than this fail the run too. */
+  maxWarnings?: number;
 }
