@@ -158,6 +158,15 @@ describe('reports cannot be rewritten by what they quote', () => {
     expect(junit.stdout).not.toContain('\uFFFD');
   });
 
+  it('keeps the JUnit report well-formed XML when a message quotes U+FFFE or U+FFFF, which XML 1.0 cannot carry', () => {
+    const root = copyRepo(repoRoot);
+    edit(root, BLUEPRINT, (t) => t.replace(/^budget_override:\n/m, 'budget_override:\n  "a\\uFFFEb\\uFFFFc": 1\n'));
+    const junit = runCli(['check', '--root', root, '--no-cache', '--format', 'junit']);
+    expect(junit.status).toBe(1);
+    expect(junit.stdout).toContain('message="Unknown property `a\uFFFDb\uFFFDc`');
+    expect(junit.stdout).not.toMatch(/[\uFFFE\uFFFF]/);
+  });
+
   it('cuts a very long line to a window around the finding', () => {
     const text = `a: ${'x'.repeat(100_000)}bad${'y'.repeat(100_000)}\n`;
     const column = 4 + 100_000;

@@ -36,7 +36,7 @@ function xml(text: string): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
-    // XML 1.0 cannot carry most control characters, even escaped.
+    // XML 1.0 cannot carry most control characters, nor the noncharacters U+FFFE and U+FFFF, even escaped.
     // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '\uFFFD');
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '\uFFFD');
 }
