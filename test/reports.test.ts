@@ -109,6 +109,20 @@ describe('reports in every format, from one run', () => {
     expect(xml.testsuites.failures).toBe('1');
   });
 
+  it('gives a SARIF region that spans lines the end column where the range ends, not the start column', () => {
+    const spanning = copyRepo(happy);
+    const file = path.join(spanning, 'content/agent-blueprints/drift-sentinel.kno');
+    // A folded boundary that does not start with MUST NOT: the finding covers the whole block scalar, lines 24 to 27:1.
+    writeFileSync(file, readFileSync(file, 'utf8').replace('    - MUST NOT modify .kno files directly\n', '    - MUST NOT modify .kno files directly\n    - >-\n        Should not modify\n        .kno files\n'));
+    const run = runCli(['check', '--root', spanning, '--format', 'json', '--format', `sarif=${spanning}/knoc.sarif`]);
+    const finding = JSON.parse(run.stdout).diagnostics.find((d: { code: string }) => d.code === 'KNO2007');
+    expect(finding.range).toMatchObject({ start: { line: 24, column: 7 }, end: { line: 27, column: 1 } });
+    const log = JSON.parse(readFileSync(path.join(spanning, 'knoc.sarif'), 'utf8')) as typeof sarif;
+    expect(sarifSchemaErrors(log)).toEqual([]);
+    const result = log.runs[0]!.results.find((r) => r.ruleId === 'KNO2007')!;
+    expect(result.locations[0]!.physicalLocation.region).toEqual({ startLine: 24, startColumn: 7, endLine: 27, endColumn: 1 });
+  });
+
   it('keeps SARIF fingerprints stable when unrelated lines move the finding', () => {
     const file = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
     writeFileSync(file, readFileSync(file, 'utf8').replace('purpose:', '# a new comment line\n# and another\npurpose:'));

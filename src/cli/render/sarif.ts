@@ -62,8 +62,13 @@ function location(file: string, range: Range | undefined) {
     physicalLocation: {
       artifactLocation: { uri: file.split('/').map(encodeURIComponent).join('/'), uriBaseId: '%SRCROOT%' },
       ...(range
-        ? { region: { startLine: range.start.line, startColumn: range.start.column, endLine: range.end.line, endColumn: Math.max(range.end.column, range.start.column) } }
+        ? { region: { startLine: range.start.line, startColumn: range.start.column, endLine: range.end.line, endColumn: endColumnOf(range) } }
         : {}),
     },
   };
+}
+
+/** The region's end column: on the start line never before the start (SARIF forbids it); on a later line, where the range ends. */
+function endColumnOf(range: Range): number {
+  return range.end.line === range.start.line ? Math.max(range.end.column, range.start.column) : range.end.column;
 }
