@@ -348,6 +348,14 @@ describe('suppressions', () => {
     ]);
   });
 
+  it('gives a finding about the run itself (not a repository) a SARIF location, at knoc.config.yaml, as GitHub code scanning requires of every result', () => {
+    const run = runCli(['check', '--root', makeTempDir(), '--format', 'sarif']);
+    expect(run.status).toBe(1);
+    const log = JSON.parse(run.stdout) as { runs: { results: { ruleId: string; locations: unknown }[] }[] };
+    expect(sarifSchemaErrors(log)).toEqual([]);
+    expect(log.runs[0]!.results.map((r) => [r.ruleId, r.locations])).toEqual([['KNO1020', [{ physicalLocation: { artifactLocation: { uri: 'knoc.config.yaml', uriBaseId: '%SRCROOT%' } } }]]]);
+  });
+
   it('refuses two reports on stdout, which no reader could parse', () => {
     const run = runCli(['check', '--root', happy, '--no-cache', '--format', 'json', '--format', 'sarif']);
     expect(run.status).toBe(2);

@@ -1,3 +1,4 @@
+import { CONFIG_FILE } from '../../config/config-names.js';
 import { catalogue, type CatalogueEntry } from '../../diagnostics/catalogue.js';
 import { showPlaceholders } from '../../diagnostics/create.js';
 import type { Diagnostic, Range, Severity } from '../../diagnostics/diagnostic.js';
@@ -7,7 +8,7 @@ import type { Report } from './report.js';
 const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
 const codes = Object.keys(catalogue);
 
-/** SARIF 2.1.0: every catalogue code as a rule, every finding as a result with a stable partial fingerprint. */
+/** SARIF 2.1.0: every catalogue code as a rule, every finding as a result with a location and a stable partial fingerprint. */
 export function renderSarif(report: Report): string {
   const log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
@@ -49,7 +50,9 @@ function result(d: Diagnostic) {
     ...(index >= 0 ? { ruleIndex: index } : {}),
     level: LEVEL[d.severity],
     message: { text: d.hint ? `${d.message}\nHint: ${d.hint}` : d.message },
-    ...(d.file !== undefined ? { locations: [location(d.file, d.range)] } : {}),
+    // GitHub code scanning refuses a whole log that has one result without a location: a finding about the run (not a
+    // repository, a build that differs from itself) is anchored at the file that configures it.
+    locations: [d.file !== undefined ? location(d.file, d.range) : location(CONFIG_FILE, undefined)],
     ...(d.related?.length
       ? { relatedLocations: d.related.map((r, id) => ({ id, ...location(r.file, r.range), message: { text: r.message } })) }
       : {}),
