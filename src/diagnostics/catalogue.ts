@@ -806,6 +806,14 @@ export const catalogue = {
     explanation:
       'The build refuses a file larger than `limits.max_file_size` (default 1 MiB, far above any real blueprint; KNO1011), so `knoc import` does not write such a blueprint: it would leave a repository that no longer builds. A blueprint repeats the card’s name as its title, so a card with a name of megabytes makes a blueprint several times that size. The finding points at the card’s longest value.',
   },
+  KNO7026: {
+    title: 'URL the build does not publish',
+    severity: 'warning',
+    message: 'URL `{url}` uses {found}, which the build refuses to publish, so the blueprint does not carry it; {action}.',
+    hint: 'Write the `https://` address into the blueprint, if the agent has one.',
+    explanation:
+      'knoc publishes `https:` URLs, and plain `http:` only for `localhost`, `127.0.0.1` and `[::1]`; another scheme, plain http to another host, or a user name or password in the URL is refused as KNO2080 or KNO2081. A blueprint that carried such a URL from a card would not build, and credentials would end up committed with it, so import leaves the URL out (with the interface, provider or extension it belongs to) and says where it was. Extension URIs and gRPC endpoints are identifiers: there, only schemes that run code or read files, and credentials, are refused.',
+  },
   KNO8001: {
     title: 'File already exists',
     severity: 'error',

@@ -70,7 +70,7 @@ export function convertCard(card: unknown, id: string, ctx: ImportContext): Conv
   }
   const interfaces = convertInterfaces(card, ctx);
   if (interfaces) projection.interfaces = interfaces;
-  else ctx.report('KNO7010', { field: 'absolute interface URL', action: 'the build serves the agent at `<base_url>/agents/' + slug + '`' }, '');
+  else ctx.report('KNO7010', { field: 'interface the blueprint can carry', action: 'the build serves the agent at `<base_url>/agents/' + slug + '`' }, '');
   if (schemes) projection.security_schemes = schemes;
   const requirements = [
     ...(convertRequirements(card.securityRequirements, 'v1', '/securityRequirements', declared, ctx) ?? []),

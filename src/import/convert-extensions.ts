@@ -2,7 +2,7 @@ import { isRecord, setOwn } from '../model/guards.js';
 import { shortenValue } from '../diagnostics/shorten-value.js';
 import { FLEET_URI, PROVENANCE_URI, SERVICE_CLASS_URI, SETTLEMENT_URI, extensionIdentity } from '../model/extension-uris.js';
 import { describeValue, type ImportContext } from './import-context.js';
-import { childOf, isAbsoluteUrl, reportUnknownKeys } from './read-values.js';
+import { childOf, isAbsoluteUrl, isPublishedUrl, reportUnknownKeys } from './read-values.js';
 
 /** What a card's `capabilities.extensions` become in a blueprint. */
 export interface ConvertedExtensions {
@@ -81,6 +81,8 @@ function readExtension(item: unknown, pointer: string, ctx: ImportContext): (Rec
     ctx.report('KNO7006', { url: item.uri, action: 'the blueprint leaves this extension out' }, childOf(pointer, 'uri'));
     return undefined;
   }
+  // An extension URI is an identifier: only schemes that run code or read files, and credentials, are refused.
+  if (!isPublishedUrl(item.uri, childOf(pointer, 'uri'), ctx, 'the blueprint leaves this extension out', false)) return undefined;
   const out: Record<string, unknown> & { uri: string } = { uri: item.uri };
   for (const [key, ok, expected] of [
     ['description', typeof item.description === 'string', 'a string'],

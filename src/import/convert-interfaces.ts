@@ -1,7 +1,7 @@
 import { isRecord } from '../model/guards.js';
 import { shortenValue } from '../diagnostics/shorten-value.js';
 import { describeValue, type ImportContext } from './import-context.js';
-import { childOf, isAbsoluteUrl, readList, reportUnknownKeys } from './read-values.js';
+import { childOf, isAbsoluteUrl, isPublishedUrl, readList, reportUnknownKeys } from './read-values.js';
 
 /** One blueprint interface: `{url, protocol_binding, tenant?}`. */
 export interface BlueprintInterface {
@@ -96,6 +96,8 @@ function readInterface(item: unknown, pointer: string, bindingKey: string, known
     ctx.report('KNO7010', { field, action: 'the blueprint leaves this interface out' }, at(bindingKey));
     return undefined;
   }
+  // As the build reads it: a gRPC endpoint is an identifier, any other interface URL a link that needs https.
+  if (!isPublishedUrl(url, at('url'), ctx, 'the blueprint leaves this interface out', binding !== 'GRPC')) return undefined;
   if (binding === undefined) {
     const found = declared === undefined ? '' : ` (it has ${typeof declared === 'string' ? `\`${shortenValue(declared)}\`` : describeValue(declared)})`;
     const field = `protocol binding A2A defines (\`JSONRPC\`, \`GRPC\`, \`HTTP+JSON\`) for \`${shortenValue(url)}\`${found}`;

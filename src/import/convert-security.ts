@@ -2,7 +2,7 @@ import { isRecord } from '../model/guards.js';
 import { shortenValue } from '../diagnostics/shorten-value.js';
 import { snakeCase } from '../project/camel-case.js';
 import { describeValue, type ImportContext } from './import-context.js';
-import { childOf, isAbsoluteUrl, reportUnknownKeys } from './read-values.js';
+import { childOf, isAbsoluteUrl, isPublishedUrl, reportUnknownKeys } from './read-values.js';
 
 /** How one field of a scheme is read. */
 type Field = 'string' | 'text' | 'url' | 'boolean' | 'scopes' | readonly string[];
@@ -169,9 +169,11 @@ function readField(value: unknown, field: Field, key: string, pointer: string, c
       return typeof value === 'boolean' ? value : wrong('`true` or `false`');
     case 'url':
       if (typeof value !== 'string' || value === '') return wrong('an absolute URL');
-      if (isAbsoluteUrl(value)) return value;
-      ctx.report('KNO7006', { url: value, action: 'the scheme is carried without it' }, pointer);
-      return undefined;
+      if (!isAbsoluteUrl(value)) {
+        ctx.report('KNO7006', { url: value, action: 'the scheme is carried without it' }, pointer);
+        return undefined;
+      }
+      return isPublishedUrl(value, pointer, ctx, 'the scheme is carried without it') ? value : undefined;
     case 'scopes':
       if (!isRecord(value) || !Object.values(value).every((v) => typeof v === 'string')) return wrong('an object from scope to description');
       return { ...value };

@@ -1,5 +1,6 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { isRecord } from '../model/guards.js';
+import { checkPublishedUrl, describeUrlProblem, displayUrl } from '../model/safe-url.js';
 import { joinPointer, splitPointer } from '../parse/locator.js';
 import { describeValue, type ImportContext } from './import-context.js';
 
@@ -50,13 +51,29 @@ export function isAbsoluteUrl(value: string): boolean {
   return check(value);
 }
 
-/** An absolute URL, or undefined: a relative one is KNO7006 (saying `action`), another type KNO7009. */
+/**
+ * True when the build publishes absolute URL `url` (KNO2080, KNO2081), else
+ * reports KNO7026 at `pointer`, saying `action`. `strict` is how the build
+ * reads it: a link needs https (or http on the local machine); an identifier
+ * (an extension URI, a gRPC endpoint) refuses only schemes that run code or
+ * read files. Both refuse credentials.
+ */
+export function isPublishedUrl(url: string, pointer: string, ctx: ImportContext, action: string, strict = true): boolean {
+  const problem = checkPublishedUrl(url, strict);
+  if (problem === undefined) return true;
+  ctx.report('KNO7026', { url: displayUrl(url), found: describeUrlProblem(problem), action }, pointer);
+  return false;
+}
+
+/** An absolute URL the build publishes, or undefined: a relative one is KNO7006 (saying `action`), one the build refuses KNO7026, another type KNO7009. */
 export function readUrl(record: Record<string, unknown>, key: string, pointer: string, ctx: ImportContext, action: string): string | undefined {
   const value = readText(record, key, pointer, ctx);
   if (value === undefined) return undefined;
-  if (isAbsoluteUrl(value)) return value;
-  ctx.report('KNO7006', { url: value, action }, childOf(pointer, key));
-  return undefined;
+  if (!isAbsoluteUrl(value)) {
+    ctx.report('KNO7006', { url: value, action }, childOf(pointer, key));
+    return undefined;
+  }
+  return isPublishedUrl(value, childOf(pointer, key), ctx, action) ? value : undefined;
 }
 
 /** A list of non-empty strings; other items are reported and left out. Undefined when the key is absent or not a list. */

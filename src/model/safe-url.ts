@@ -34,6 +34,13 @@ export function checkPublishedUrl(value: string, strict: boolean): UrlProblem | 
   return { kind: 'scheme', scheme: `${scheme}:` };
 }
 
+/** What a refused URL uses, as a message says it: `plain \`http:\` to another machine`, `the \`ftp:\` scheme`. */
+export function describeUrlProblem(problem: UrlProblem): string {
+  if (problem.kind === 'http') return 'plain `http:` to another machine';
+  if (problem.kind === 'credentials') return 'a user name or password';
+  return `the \`${problem.scheme}\` scheme`;
+}
+
 /** A URL as it may appear in a report: credentials hidden, long values (a `data:` payload) cut. */
 export function displayUrl(value: string): string {
   const masked = value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1***@');

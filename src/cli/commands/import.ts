@@ -16,8 +16,9 @@ Reads each agent card (A2A v1.0, or v0.3 with its top-level url, preferredTransp
 additionalInterfaces, security and type: security schemes) and writes a blueprint
 <slug>.kno with a fresh ULID and an empty perception list for you to fill in.
 Everything the card says that a blueprint cannot carry (unknown keys, modes that
-are not MIME types, missing tags, relative URLs, signatures) is reported with the
-card's file, line and column. Building the blueprint gives back the card, plus
+are not MIME types, missing tags, relative URLs, URLs the build does not publish
+such as plain http to another host, signatures) is reported with the card's
+file, line and column. Building the blueprint gives back the card, plus
 knoc's provenance extension. An existing file is never overwritten, a card
 whose slug another blueprint of the repository already has is not imported,
 and nothing is written through a symbolic link (a linked content/ folder).

@@ -2,7 +2,7 @@ import { createDiagnostic } from '../../diagnostics/create.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { Entity } from '../../model/entity.js';
 import { isRecord, own } from '../../model/guards.js';
-import { checkPublishedUrl, displayUrl } from '../../model/safe-url.js';
+import { checkPublishedUrl, describeUrlProblem, displayUrl } from '../../model/safe-url.js';
 import { joinPointer } from '../../parse/locator.js';
 import { findSecret, maskSecret } from './find-secret.js';
 
@@ -58,8 +58,7 @@ export function checkPublishedValues(entity: Entity, root: readonly string[], va
       return;
     }
     if (problem) {
-      const found = problem.kind === 'http' ? 'plain `http:` to another machine' : `the \`${problem.scheme}\` scheme`;
-      diagnostics.push(createDiagnostic('KNO2080', { url: displayUrl(leaf.value), found }, site(leaf)));
+      diagnostics.push(createDiagnostic('KNO2080', { url: displayUrl(leaf.value), found: describeUrlProblem(problem) }, site(leaf)));
       return;
     }
     const secret = findSecret(leaf.value, leaf.key);
