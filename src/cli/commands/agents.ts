@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { suggestClosest } from '../../diagnostics/suggest.js';
 import { stableJson } from '../../model/stable-json.js';
 import { EXIT, UsageError, plural, printHelp, type Command } from '../command.js';
-import { QUERY_HELP, QUERY_OPTIONS, QUERY_SOURCE, columns, loadFleetForQuery, reportUnknownDomain } from './query-common.js';
+import { queryHelp, QUERY_OPTIONS, QUERY_SOURCE, columns, loadFleetForQuery, reportUnknownDomain } from './query-common.js';
 
 /** The service classes a blueprint can declare, plus `unknown` for a card without one. */
 const KNOWN_CLASSES = ['ephemeral', 'principal', 'unknown', 'utility'];
@@ -23,7 +23,7 @@ Options:
   --domain SLUG  only agents that perceive this domain (repeat: all of them)
   --class NAME   only agents of this service class: utility, principal,
                  ephemeral or unknown (repeat: any of them)
-${QUERY_HELP}
+${queryHelp(15)}
 Examples:
   knoc agents
   knoc agents --domain schemas --class utility

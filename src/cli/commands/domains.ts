@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { getAgentsForDomain } from '../../project/project-domain-index.js';
 import { stableJson } from '../../model/stable-json.js';
 import { EXIT, UsageError, plural, printHelp, type Command } from '../command.js';
-import { QUERY_HELP, QUERY_OPTIONS, QUERY_SOURCE, columns, loadFleetForQuery, reportUnknownDomain } from './query-common.js';
+import { queryHelp, QUERY_OPTIONS, QUERY_SOURCE, columns, loadFleetForQuery, reportUnknownDomain } from './query-common.js';
 
 export const domainsCommand: Command = {
   name: 'domains',
@@ -17,7 +17,7 @@ existing one as a suggestion.
 ${QUERY_SOURCE}
 
 Options:
-${QUERY_HELP}
+${queryHelp()}
 Examples:
   knoc domains
   knoc domains schemas

@@ -14,12 +14,11 @@ export const QUERY_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** Help text for the shared options. */
-export const QUERY_HELP = `  --json       the answer as JSON on stdout
-  --root DIR   the repository (default: current directory)
-  --out DIR    the build's output folder, relative to the root (default: the
-               config's out, else dist)
-`;
+/** Help text for the shared options, their descriptions starting `width` columns after the indent (as the command's own options do). */
+export function queryHelp(width = 13): string {
+  const line = (name: string, text: string) => `  ${name.padEnd(width)}${text}\n`;
+  return `${line('--json', 'the answer as JSON on stdout')}${line('--root DIR', 'the repository (default: current directory)')}${line('--out DIR', "the build's output folder, relative to the root (default: the")}${line('', "config's out, else dist)")}`;
+}
 
 /** Where the answers come from, for the help texts. */
 export const QUERY_SOURCE = `Answers come from the index and cards the build wrote in dist/ when that
