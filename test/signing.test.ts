@@ -212,8 +212,9 @@ describe('knoc build --sign-key', () => {
   it.each([
     { case: 'a missing key file', key: () => path.join(makeTempDir(), 'absent.pem'), code: 'KNO4010', text: 'there is no such file' },
     { case: 'a folder', key: () => makeTempDir(), code: 'KNO4010', text: 'it is a folder' },
-    { case: 'an RSA key', key: () => makeKey('rsa').privatePem, code: 'KNO4011', text: 'knoc signs with ES256 (an EC P-256 key) or EdDSA (an Ed25519 key)' },
-    { case: 'a P-384 key', key: () => writeKey(generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()), code: 'KNO4011', text: 'secp384r1' },
+    { case: 'an RSA key', key: () => makeKey('rsa').privatePem, code: 'KNO4011', text: 'it is an RSA key, and knoc signs with ES256 (an EC P-256 key) or EdDSA (an Ed25519 key)' },
+    { case: 'a P-384 key', key: () => writeKey(generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()), code: 'KNO4011', text: 'it is an EC (secp384r1) key' },
+    { case: 'an Ed448 key', key: () => writeKey(generateKeyPairSync('ed448').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()), code: 'KNO4011', text: 'it is an Ed448 key' },
     { case: 'a public key', key: () => makeKey('ec').publicPem, code: 'KNO4011', text: 'signing needs the private key' },
     { case: 'text that is no key', key: () => writeKey('hello\n'), code: 'KNO4011', text: 'is not a PEM private key' },
     { case: 'a broken PEM', key: () => writeKey('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n'), code: 'KNO4011', text: 'cannot be read as a private key' },

@@ -28,7 +28,8 @@ export function loadSigningKey(text: string, options: { kid?: string; jku?: stri
   else if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') alg = 'ES256';
   else {
     const curve = key.asymmetricKeyDetails?.namedCurve;
-    return `it is ${article(key.asymmetricKeyType ?? 'unknown')} ${key.asymmetricKeyType ?? 'unknown'}${curve ? ` (${curve})` : ''} key, and knoc signs with ES256 (an EC P-256 key) or EdDSA (an Ed25519 key)`;
+    const type = keyTypeName(key.asymmetricKeyType);
+    return `it is ${article(type)} ${type}${curve ? ` (${curve})` : ''} key, and knoc signs with ES256 (an EC P-256 key) or EdDSA (an Ed25519 key)`;
   }
   const publicKey = createPublicKey(key);
   return { key, alg, publicKey, kid: options.kid ?? jwkKid(text) ?? jwkThumbprint(publicKey), ...(options.jku !== undefined ? { jku: options.jku } : {}) };
@@ -55,8 +56,15 @@ function describeKeyError(text: string, error: unknown): string {
   return `it cannot be read as a private key (${reason})`;
 }
 
+/** The indefinite article of a key type's name as it is read out: an RSA, an EC, an Ed448, a DSA, an X25519. */
 function article(word: string): string {
-  return /^[aeiou]/i.test(word) ? 'an' : 'a';
+  return /^([aeiouAEIOU]|RSA|X)/.test(word) ? 'an' : 'a';
+}
+
+/** A key type as it is written: RSA, RSA-PSS, DSA, DH and EC in capitals; Ed448, X25519 and X448 as they are. */
+function keyTypeName(type: string | undefined): string {
+  if (type === undefined) return 'unknown';
+  return /^(rsa|rsa-pss|dsa|dh|ec)$/.test(type) ? type.toUpperCase() : type.replace(/^ed/, 'Ed').replace(/^x/, 'X');
 }
 
 /** RFC 7638 thumbprint of a public key: sha256 of its required JWK members in order, base64url. */
