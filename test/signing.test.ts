@@ -358,6 +358,17 @@ describe('knoc verify', () => {
     expect(runCli(['verify', '--key', 'a.pem', '--jwks', 'b.json']).status).toBe(2);
   });
 
+  it('treats a folder that is not there, named or as --root, as a usage error (exit 2), not as a build with its manifest missing', () => {
+    const missing = path.join(makeTempDir(), 'dsit');
+    const named = runCli(['verify', missing]);
+    expect(named.status).toBe(2);
+    expect(named.stderr).toContain(`\`${missing}\` does not exist; give the output folder a build wrote`);
+    expect(named.stderr).not.toContain('KNO5004');
+    const rooted = runCli(['verify', '--root', missing]);
+    expect(rooted.status).toBe(2);
+    expect(rooted.stderr).toContain(`--root must be a directory, got \`${missing}\``);
+  });
+
   it('accepts signatures @a2a-js/sdk generates, ES256 and EdDSA, on knoc cards with and without empty values', async () => {
     for (const kind of ['ec', 'ed25519'] as const) {
       const key = makeKey(kind);

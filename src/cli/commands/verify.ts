@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { verifyOutput, type CardReport } from '../../pipeline/verify-output.js';
 import { renderStylish } from '../render/stylish.js';
 import { choosePaint } from '../paint.js';
-import { EXIT, UsageError, plural, printHelp, type Command } from '../command.js';
+import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
 
 export const verifyCommand: Command = {
@@ -49,6 +50,10 @@ async function runVerify(args: readonly string[]): Promise<number> {
   checkPathOptions(values, { root: 'a folder', key: 'a file', jwks: 'a file' });
   checkPathArguments(positionals, 'the output folder or card file to verify');
   if (positionals.length > 1 && positionals.some((p) => !p.endsWith('.json'))) throw new UsageError('give one output folder, or one or more card files (*.json)');
+  if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
+  // A folder named that is not there is a mistyped argument, not a build with its manifest missing.
+  const [folder] = positionals;
+  if (positionals.length === 1 && !folder!.endsWith('.json') && !existsSync(folder!)) throw new UsageError(`\`${folder}\` does not exist; give the output folder a build wrote (the one that holds manifest.json), or card files`);
   const result = await verifyOutput({
     ...(values.root !== undefined ? { root: values.root } : {}),
     ...(positionals.length > 0 ? { targets: positionals } : {}),
