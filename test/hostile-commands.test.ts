@@ -215,6 +215,8 @@ describe('where reports and the cache are written', () => {
     [['--cache-dir', 'dist'], /--cache-dir `dist`: the cache would go into the output folder `dist`/],
     [['--cache-dir', 'specs'], /the cache would go among the sources in specs\//],
     [['--cache-dir', 'knoc.config.yaml'], /--cache-dir `knoc\.config\.yaml` is a file, expected a folder/],
+    [['--format', 'json=knoc.config.yaml/x.json'], /--format json=knoc\.config\.yaml\/x\.json: `knoc\.config\.yaml\/x\.json` cannot be written: a part of the path is a file, expected a folder/],
+    [['--cache-dir', 'knoc.config.yaml/cache'], /--cache-dir: `knoc\.config\.yaml\/cache` cannot be written: a part of the path is a file, expected a folder/],
   ])('refuses build %j before building anything (exit 2), sources and dist/ untouched', (flags, message) => {
     const { root } = fresh();
     mkdirSync(path.join(root, 'report'));

@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDirectory } from '../model/make-directory.js';
@@ -34,7 +34,7 @@ export function checkReportTargets(formats: readonly FormatSpec[], places: Repos
   for (const format of formats) {
     if (format.path === undefined) continue;
     const target = path.resolve(format.path);
-    const info = statSync(target, { throwIfNoEntry: false });
+    const info = statOption(target, `--format ${format.name}=${format.path}`, format.path);
     if (info?.isDirectory()) throw new UsageError(`--format ${format.name}=${format.path}: \`${format.path}\` is a folder, expected the path of a file to write`);
     const real = realLocation(target);
     // Two reports on one file: the second would overwrite the first. A device or a pipe takes both, one after the other.
@@ -80,12 +80,23 @@ export async function writeReportFile(format: { name: string; path: string }, re
 /** Refuses a cache folder inside the sources or the output folder, or one that is a file. */
 export function checkCacheDir(cacheDir: string, places: RepositoryPlaces): void {
   const target = path.resolve(places.root, cacheDir);
-  const info = statSync(target, { throwIfNoEntry: false });
+  const info = statOption(target, '--cache-dir', cacheDir);
   if (info && !info.isDirectory()) throw new UsageError(`--cache-dir \`${cacheDir}\` is a file, expected a folder`);
   const real = realLocation(target);
   if (real === realLocation(places.root)) throw new UsageError(`--cache-dir \`${cacheDir}\` is the repository itself, expected a folder of its own (default: node_modules/.cache/knoc)`);
   const clash = clashOf(real, places);
   if (clash) throw new UsageError(`--cache-dir \`${cacheDir}\`: the cache would ${clash}; name a folder of its own (default: node_modules/.cache/knoc)`);
+}
+
+/** What is at a path an option names, undefined when nothing is; a path that cannot be there (a file on the way) is a usage error naming the option. */
+function statOption(target: string, option: string, given: string): Stats | undefined {
+  try {
+    return statSync(target, { throwIfNoEntry: false });
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+    const reason = code === 'ENOTDIR' ? 'a part of the path is a file, expected a folder' : code === 'EACCES' ? 'permission is denied on the way to it' : code === 'ELOOP' ? 'its symbolic links go round in a loop' : code === 'ENAMETOOLONG' ? 'the path is too long' : (error as Error).message;
+    throw new UsageError(`${option}: \`${given}\` cannot be written: ${reason}`);
+  }
 }
 
 /** What writing at `file` would disturb, in words, or undefined. */
