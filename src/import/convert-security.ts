@@ -97,7 +97,7 @@ function convertV03Scheme(name: string, scheme: Record<string, unknown>, pointer
 function convertBody(name: string, wrapper: string, body: Record<string, unknown>, pointer: string, ctx: ImportContext): Record<string, unknown> | undefined {
   const shape = SCHEMES[wrapper]!;
   const isOAuth = wrapper === 'oauth2SecurityScheme';
-  const fields = convertShape(body, shape, isOAuth ? ['flows'] : [], pointer, ctx);
+  const fields = convertShape(body, shape, isOAuth ? ['flows'] : [], pointer, ctx, 'scheme');
   if (fields.missing.length > 0) {
     ctx.report('KNO7013', { scheme: name, problem: `lacks ${fields.missing.map((m) => `\`${m}\``).join(', ')}` }, pointer);
     return undefined;
@@ -123,7 +123,7 @@ function convertFlows(name: string, flows: unknown, pointer: string, ctx: Import
       ctx.report('KNO7009', { key: flow, found: describeValue(body), expected: 'an object' }, at);
       continue;
     }
-    const converted = convertShape(body, FLOWS[flow]!, [], at, ctx);
+    const converted = convertShape(body, FLOWS[flow]!, [], at, ctx, 'flow');
     if (converted.missing.length > 0) {
       ctx.report('KNO7013', { scheme: name, problem: `has a \`${shortenValue(flow)}\` flow that lacks ${converted.missing.map((m) => `\`${m}\``).join(', ')}` }, at);
       continue;
@@ -143,18 +143,18 @@ function convertFlows(name: string, flows: unknown, pointer: string, ctx: Import
 }
 
 /** Reads the fields of a shape into snake_case; reports unknown keys and bad values, and lists missing required fields. */
-function convertShape(record: Record<string, unknown>, shape: Shape, alsoKnown: readonly string[], pointer: string, ctx: ImportContext): { out: Record<string, unknown>; missing: string[] } {
+function convertShape(record: Record<string, unknown>, shape: Shape, alsoKnown: readonly string[], pointer: string, ctx: ImportContext, holder: 'scheme' | 'flow'): { out: Record<string, unknown>; missing: string[] } {
   reportUnknownKeys(record, new Set([...Object.keys(shape.fields), ...alsoKnown]), pointer, 'security scheme', ctx);
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(shape.fields)) {
     if (record[key] === undefined) continue;
-    const value = readField(record[key], field, key, childOf(pointer, key), ctx);
+    const value = readField(record[key], field, key, childOf(pointer, key), ctx, shape.required.includes(key) ? holder : undefined);
     if (value !== undefined) out[snakeCase(key)] = value;
   }
   return { out, missing: shape.required.filter((key) => out[snakeCase(key)] === undefined) };
 }
 
-function readField(value: unknown, field: Field, key: string, pointer: string, ctx: ImportContext): unknown {
+function readField(value: unknown, field: Field, key: string, pointer: string, ctx: ImportContext, neededBy: 'scheme' | 'flow' | undefined): unknown {
   const wrong = (expected: string) => {
     ctx.report('KNO7009', { key, found: describeValue(value), expected }, pointer);
     return undefined;
@@ -169,11 +169,15 @@ function readField(value: unknown, field: Field, key: string, pointer: string, c
       return typeof value === 'boolean' ? value : wrong('`true` or `false`');
     case 'url':
       if (typeof value !== 'string' || value === '') return wrong('an absolute URL');
-      if (!isAbsoluteUrl(value)) {
-        ctx.report('KNO7006', { url: value, action: 'the scheme is carried without it' }, pointer);
-        return undefined;
+      {
+        // A URL the scheme or its flow needs takes that with it (KNO7013 follows); any other is left out alone.
+        const action = neededBy ? `the ${neededBy}, which needs its \`${key}\`, is not carried` : 'the scheme is carried without it';
+        if (!isAbsoluteUrl(value)) {
+          ctx.report('KNO7006', { url: value, action }, pointer);
+          return undefined;
+        }
+        return isPublishedUrl(value, pointer, ctx, action) ? value : undefined;
       }
-      return isPublishedUrl(value, pointer, ctx, 'the scheme is carried without it') ? value : undefined;
     case 'scopes':
       if (!isRecord(value) || !Object.values(value).every((v) => typeof v === 'string')) return wrong('an object from scope to description');
       return { ...value };
