@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { generateCorpus, writeCorpus } from '../bench/generate.js';
 import { RETIRE_FROM_BYTES, RETIRED_FOLDER } from '../src/cache/retired-files.js';
 import { runCli } from './support/run-cli.js';
-import { copyRepo, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
+import { copyRepo, expectSameTree, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
 import { editFile, makeValidationLoop } from './support/edit-file.js';
 
 const blueprint = (root: string, slug: string) => path.join(root, 'content/agent-blueprints', `${slug}.kno`);
@@ -39,8 +39,8 @@ function expectSameAsFullBuild(root: string, change: (root: string) => void, arg
   expect(reportOf(run.stderr)).toBe(reportOf(full.stderr));
   // Answered by what the edit recorded (or by a second full build): the findings must be the full build's.
   if (options.json) expect(runCli(['build', '--root', root, '--format', 'json', ...args]).stdout).toBe(runCli(['build', '--root', twin, '--no-cache', '--format', 'json', ...args]).stdout);
-  if (full.status === 0) expect(snapshotTree(path.join(root, 'dist'))).toEqual(snapshotTree(path.join(twin, 'dist')));
-  else expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
+  if (full.status === 0) expectSameTree(snapshotTree(path.join(root, 'dist')), snapshotTree(path.join(twin, 'dist')));
+  else expectSameTree(snapshotTree(path.join(root, 'dist')), before);
   // However the build ended (published, failed, declined), no stage, journal or lock is left beside dist/.
   expect(readdirSync(root).filter((entry) => entry.startsWith('.knoc-'))).toEqual([]);
   return { incremental: run.stderr.includes('Incremental build:'), status: run.status };
@@ -61,7 +61,7 @@ function expectPlan(root: string, cases: [string, (root: string) => void, number
     expect(run.status, name).toBe(0);
     expect(run.stderr, name).toMatch(new RegExp(`^ {2}plan +\\d+ ms +${rebuilt} outputs rebuilt$`, 'm'));
     expect(runCli(['build', '--root', twin, '--no-cache']).status, name).toBe(0);
-    expect(snapshotTree(path.join(root, 'dist')), name).toEqual(snapshotTree(path.join(twin, 'dist')));
+    expectSameTree(snapshotTree(path.join(root, 'dist')), snapshotTree(path.join(twin, 'dist')), name);
   }
 }
 

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -59,4 +60,16 @@ export function snapshotTree(dir: string): Map<string, Buffer> {
   };
   walk(dir, '');
   return files;
+}
+
+/**
+ * Expects two snapshots to hold the same files with the same bytes. Compared
+ * with `Buffer.equals`: a deep equality walks each byte in JavaScript, minutes
+ * for the trees of a thousand blueprints. The first file that differs is shown
+ * as text, so a failure still says where.
+ */
+export function expectSameTree(actual: Map<string, Buffer>, expected: Map<string, Buffer>, label?: string): void {
+  expect([...actual.keys()], label).toEqual([...expected.keys()]);
+  const differing = [...expected].find(([file, bytes]) => !actual.get(file)!.equals(bytes));
+  if (differing) expect(actual.get(differing[0])!.toString('utf8'), `${label ? `${label}: ` : ''}${differing[0]}`).toBe(differing[1].toString('utf8'));
 }
