@@ -96,6 +96,16 @@ describe('knoc init (real processes in temp folders)', () => {
     buildClean(dir);
   });
 
+  it('names only the .gitignore lines it added when some were already there', () => {
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, '.gitignore'), 'node_modules\n');
+    const run = runCli(['init', dir]);
+    expect(run.status).toBe(0);
+    expect(readFileSync(path.join(dir, '.gitignore'), 'utf8')).toBe('node_modules\n\n# knoc: build output and the content-addressed cache\ndist/\n');
+    expect(run.stderr).toContain('  .gitignore (added dist/)\n');
+    expect(run.stderr).not.toContain('node_modules/)');
+  });
+
   it.each([
     ['knoc.config.yaml', 'base_url: https://example.org\n', 'KNO8004', '`knoc.config.yaml` already holds a knoc configuration'],
     ['content/agent-blueprints/mine.kno', 'slug: mine\n', 'KNO8004', '`content/` already holds 1 .kno file'],

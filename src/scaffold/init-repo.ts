@@ -37,8 +37,8 @@ export interface InitOptions {
 export interface InitResult {
   /** Files created, relative to the folder. */
   written: string[];
-  /** Existing files that got lines added (.gitignore). */
-  appended: string[];
+  /** Existing files that got lines added (.gitignore), with the lines. */
+  appended: { path: string; lines: string[] }[];
   /** Existing files left as they were (package.json). */
   kept: string[];
   /** Files init would merge into but left alone, and why (a .gitignore that is a folder). */
@@ -109,7 +109,7 @@ export async function initRepo(options: InitOptions): Promise<InitResult> {
         continue;
       }
       await appendFile(target, `${current === '' || current.endsWith('\n') ? '' : '\n'}\n# knoc: build output and the content-addressed cache\n${missing.join('\n')}\n`);
-      result.appended.push(file.path);
+      result.appended.push({ path: file.path, lines: missing });
     }
   }
   if (diagnostics.length === 0) result.schemas = await writeEditorSchemas(dir, DEFAULT_SCHEMA_DIR);

@@ -62,7 +62,7 @@ async function runInit(args: readonly string[]): Promise<number> {
   }
   const lines = [`Created a knoc repository in ${shown === '.' ? 'this folder' : `${shown}/`}:`];
   for (const file of result.written) lines.push(`  ${file}`);
-  for (const file of result.appended) lines.push(`  ${file} (added dist/ and node_modules/)`);
+  for (const file of result.appended) lines.push(`  ${file.path} (added ${file.lines.join(' and ')})`);
   for (const file of result.kept) lines.push(`  ${file} (kept as it was${file === 'package.json' ? '; add knoc with `npm install --save-dev knoc`' : ''})`);
   for (const file of result.skipped) lines.push(`  ${file.path} (left alone: ${file.reason}; ignore dist/ and node_modules/ yourself)`);
   if (result.schemas) lines.push(`  ${result.schemas.dir}/ (JSON Schemas for your editor; see docs/editor.md in knoc)`);
