@@ -10,6 +10,17 @@ describe('codeFrame', () => {
   });
 
   it.each([
+    ['before the range', 'a: ["x\u200ey", nope]', 12, 4, 'nope'],
+    ['inside the range', 'a: ["x\u200ey", nope]', 5, 5, '"x\\u{200e}y"'],
+    ['in a clipped line', `${'b'.repeat(210)}\u202e${'c'.repeat(20)} nope`, 233, 4, 'nope'],
+  ])('keeps the caret under the range when an escaped character comes %s', (_name, text, column, length, underlined) => {
+    const [source, caret] = codeFrame(text, at(1, column, length), noColour).split('\n') as [string, string];
+    const shown = source.slice('> 1 | '.length);
+    const from = caret.indexOf('^') - '    | '.length;
+    expect(shown.slice(from, caret.length - '    | '.length)).toBe(underlined);
+  });
+
+  it.each([
     ['near the start', 10],
     ['in the middle', 5_000],
     ['near the end', 9_995],

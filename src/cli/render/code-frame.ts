@@ -39,9 +39,11 @@ export function codeFrame(text: string, range: Range, paint: Paint, context = 1,
     out.push(`${marker} ${paint.dim(`${String(n).padStart(width)} |`)} ${line}`.trimEnd());
     if (n === range.start.line) {
       const start = range.start.column - 1 + shift;
-      const end = (range.end.line === range.start.line ? range.end.column - 1 : whole.length) + shift;
-      const length = Math.max(1, Math.min(end, line.length) - start);
-      out.push(`  ${paint.dim(`${' '.repeat(width)} |`)} ${' '.repeat(start)}${paint.red('^'.repeat(length))}`);
+      const end = Math.min((range.end.line === range.start.line ? range.end.column - 1 : whole.length) + shift, clipped.line.length);
+      // Columns count the file's characters; an escaped one (`\u{200e}`) is wider on screen, so the caret is measured on the shown text.
+      const shownStart = printable(clipped.line.slice(0, start)).length + Math.max(0, start - clipped.line.length);
+      const length = Math.max(1, printable(clipped.line.slice(0, end)).length - shownStart);
+      out.push(`  ${paint.dim(`${' '.repeat(width)} |`)} ${' '.repeat(shownStart)}${paint.red('^'.repeat(length))}`);
     }
   }
   return out.join('\n');
