@@ -14,6 +14,8 @@ import { createAjv } from '../src/validate/create-ajv.js';
 import { configSchema } from '../src/config/config-schema.js';
 import { builtinSpecsDir } from '../src/discover/discover.js';
 import { describePointer } from '../src/validate/describe.js';
+import { suggestSchema } from '../src/validate/suggest-schema.js';
+import type { SpecRegistry } from '../src/validate/spec-registry.js';
 import { projectSecurityRequirements } from '../src/project/project-security.js';
 import { readSource } from '../src/discover/discover.js';
 import type { SourceFile } from '../src/model/source-file.js';
@@ -58,6 +60,19 @@ describe('suggestClosest', () => {
     ['', 'abc', 3],
     ['same', 'same', 0],
   ])('editDistance(%s, %s) = %i', (a, b, d) => expect(editDistance(a, b)).toBe(d));
+});
+
+describe('suggestSchema', () => {
+  const refs = ['agent-blueprint@0.1.0', 'agent-blueprint@0.2.0', 'perception-domain@0.1.0'];
+  const registry = { known: () => refs, versionsOf: (name: string) => refs.filter((r) => r.startsWith(`${name}@`)).map((r) => r.slice(name.length + 1)) } as unknown as SpecRegistry;
+  it.each([
+    ['agent-blueprint', 'agent-blueprint@0.2.0'],
+    ['agent-blueprint@latest', 'agent-blueprint@0.2.0'],
+    ['agent-blueprints', 'agent-blueprint@0.2.0'],
+    ['perception-domain@', 'perception-domain@0.1.0'],
+    ['something-else', undefined],
+    ['3', undefined],
+  ])('%s suggests %s', (found, expected) => expect(suggestSchema(found, registry)).toBe(expected));
 });
 
 describe('message helpers', () => {

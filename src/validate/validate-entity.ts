@@ -1,10 +1,11 @@
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { formatChoices, suggestClosest } from '../diagnostics/suggest.js';
+import { formatChoices } from '../diagnostics/suggest.js';
 import type { Entity } from '../model/entity.js';
 import { AGENT_KIND, DOMAIN_KIND, SPEC_KIND, collectionOfKind } from '../model/entity.js';
 import { mapAjvErrors } from './map-ajv-error.js';
 import { rulesBySchema } from './rules/index.js';
+import { suggestSchema } from './suggest-schema.js';
 import type { SpecRegistry } from './spec-registry.js';
 
 /** Validates one entity against the schema its `$schema` selects, then against the rules a schema cannot say. */
@@ -26,7 +27,7 @@ export function validateEntity(entity: Entity, registry: SpecRegistry): Diagnost
   if (spec === undefined && entity.schema && registry.has(entity.schema.name, entity.schema.version)) return unusable();
   if (spec === undefined) {
     const found = typeof raw === 'string' ? raw : JSON.stringify(raw);
-    const suggestion = suggestClosest(found, registry.known());
+    const suggestion = suggestSchema(found, registry);
     // The schema of specs themselves is never one of content's: such a file belongs in specs/.
     const hint =
       entity.schema?.name === SPEC_KIND && entity.source.origin === 'content'
