@@ -97,6 +97,7 @@ const cases: HostileCase[] = [
   { name: 'out in the config outside the repository', code: 'KNO5002', apply: edit('knoc.config.yaml', (t) => `${t}out: ../escaped\n`) },
   { name: 'out in the config inside content/', code: 'KNO5002', apply: edit('knoc.config.yaml', (t) => `${t}out: content/site\n`) },
   { name: 'out in the config at the root', code: 'KNO5002', apply: edit('knoc.config.yaml', (t) => `${t}out: .\n`) },
+  { name: 'out in the config inside a linked folder that leaves the root', code: 'KNO5002', apply: (root) => { mkdirSync(path.join(root, '..', 'elsewhere')); symlinkSync('../elsewhere', path.join(root, 'site')); edit('knoc.config.yaml', (t) => `${t}out: site/public\n`)(root); } },
   // Published content
   { name: 'a javascript: URL', code: 'KNO2080', apply: edit(BLUEPRINT, (t) => t.replace(/documentation_url: .*/, 'documentation_url: "javascript:alert(document.cookie)"')) },
   { name: 'a data: URL', code: 'KNO2080', apply: edit(BLUEPRINT, (t) => t.replace(/icon_url: .*/, 'icon_url: "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="')) },

@@ -423,7 +423,10 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
   else if (inside(path.join(root, '.git')) || inside(path.join(root, 'node_modules')) || outDir === path.join(root, configPath ?? CONFIG_FILE)) reason = 'belongs to git, npm or the configuration';
   else {
     const info = await lstat(outDir).catch(() => undefined);
+    // A linked folder on the way takes the output wherever it points, perhaps outside the repository, as a linked folder itself would.
+    const linkedParent = outDir.startsWith(root + path.sep) && !info?.isSymbolicLink() ? (await findLinks(root, [outDir]))[0] : undefined;
     if (info?.isSymbolicLink()) reason = 'is a symbolic link; point --out at the real folder';
+    else if (linkedParent !== undefined) reason = `is inside \`${linkedParent}\`, a symbolic link; point --out at the real folder`;
     else if (info && !info.isDirectory()) reason = 'exists and is not a folder';
     else if (info && (await readdir(outDir)).length > 0 && !(await readManifest(outDir))) reason = 'holds files knoc did not write (it has no knoc manifest.json)';
   }
