@@ -3,7 +3,7 @@
 // at once. Each leaves dist/ byte-identical to a complete build, and the next
 // build succeeds. Faults are injected through KNOC_TEST_FAULT (see SECURITY.md).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { happyFixture } from './support/pages-repo.js';
@@ -209,5 +209,17 @@ describe('the output folder', () => {
     expect(run.stderr).not.toMatch(STACK);
     const after = snapshotTree(path.dirname(root));
     expect([...after.keys()].filter((file) => !before.has(file) && !file.includes('node_modules/.cache/'))).toEqual([]);
+  });
+
+  it.each([
+    ['--out', (root: string) => knoc(root, ['build', '--out', 'build/site'])],
+    ['out in knoc.config.yaml', (root: string) => (writeFileSync(path.join(root, 'knoc.config.yaml'), `${readFileSync(path.join(root, 'knoc.config.yaml'), 'utf8')}out: build/site\n`), knoc(root, ['build']))],
+  ])('is made with its missing parents when %s names one such as build/site', (_name, build) => {
+    const root = copyRepo(happyFixture);
+    const run = build(root);
+    expect(run.stderr).not.toContain('KNO5001');
+    expect(run.status, run.stderr).toBe(0);
+    expect(existsSync(path.join(root, 'build/site/manifest.json'))).toBe(true);
+    expect(readdirSync(path.join(root, 'build'))).toEqual(['site']);
   });
 });

@@ -164,6 +164,8 @@ async function acquirePublishLock(outDir: string, { stop, onWait }: LockWait = {
   const bound = lockWaitMs(LOCK_WAIT_MS);
   const deadline = Date.now() + bound;
   let waiting = false;
+  // The lock goes beside the folder, and `out: build/site` may name one whose parent does not exist yet.
+  makeDirectorySync(path.dirname(outDir));
   for (;;) {
     try {
       return await tryPublishLock(outDir);
