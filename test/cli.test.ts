@@ -96,7 +96,7 @@ describe('knoc CLI (real process)', () => {
 
   it('reports a write failure as KNO5001 with exit 1, not a crash', () => {
     const root = copyRepo(happy);
-    const run = runCli(['build', '--root', root, '--out', 'knoc.config.yaml/dist']);
+    const run = runCli(['build', '--root', root], { KNOC_TEST_FAULT: '1:EIO' });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('KNO5001');
     expect(run.stderr).not.toMatch(STACK);

@@ -199,6 +199,7 @@ describe('the output folder', () => {
     ['an ancestor of the root', ['--out', '..']],
     ['content/ itself', ['--out', 'content']],
     ['specs/ itself', ['--out', 'specs']],
+    ['inside a file', ['--out', 'knoc.config.yaml/site']],
   ])('is refused when it is %s (KNO5002), and nothing is written', (_name, args) => {
     const root = fork(copyRepo(happyFixture));
     mkdirSync(path.join(root, 'specs'), { recursive: true });

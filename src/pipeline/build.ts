@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
@@ -415,6 +415,7 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
   const inside = (parent: string) => outDir === parent || outDir.startsWith(parent + path.sep);
   const out = path.relative(root, outDir) || '.';
   let reason: string | undefined;
+  let blocker: string | undefined;
   if (inside(path.join(root, 'content')) || inside(path.join(root, 'specs'))) reason = 'is inside the sources (content/ or specs/)';
   else if (root === outDir || root.startsWith(outDir + path.sep)) reason = 'holds the repository itself';
   // knoc.config.yaml comes with the sources, perhaps from a stranger's pull request: it may only name a folder inside the repository.
@@ -427,12 +428,22 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
     const linkedParent = outDir.startsWith(root + path.sep) && !info?.isSymbolicLink() ? (await findLinks(root, [outDir]))[0] : undefined;
     if (info?.isSymbolicLink()) reason = 'is a symbolic link; point --out at the real folder';
     else if (linkedParent !== undefined) reason = `is inside \`${linkedParent}\`, a symbolic link; point --out at the real folder`;
+    else if (!info && (blocker = await fileOnTheWay(outDir)) !== undefined) reason = `is inside \`${path.relative(root, blocker).split(path.sep).join('/') || blocker}\`, which is a file, not a folder`;
     else if (info && !info.isDirectory()) reason = 'exists and is not a folder';
     else if (info && (await readdir(outDir)).length > 0 && !(await readManifest(outDir))) reason = 'holds files knoc did not write (it has no knoc manifest.json)';
   }
   // A folder in the repository (a linked dist/ from a pull request) is named at its path, so the report shows where it is.
   const where = site.file === undefined && outDir.startsWith(root + path.sep) ? { file: out, range: FILE_START } : site;
   return reason ? [createDiagnostic('KNO5002', { out, reason }, where)] : [];
+}
+
+/** The nearest existing folder above `dir` when it is not a folder (a file named like one), so `dir` could never be made. */
+async function fileOnTheWay(dir: string): Promise<string | undefined> {
+  for (let parent = path.dirname(dir); parent !== path.dirname(parent); parent = path.dirname(parent)) {
+    const info = await stat(parent).catch(() => undefined);
+    if (info) return info.isDirectory() ? undefined : parent;
+  }
+  return undefined;
 }
 
 /**
