@@ -502,7 +502,7 @@ export const catalogue = {
     severity: 'error',
     message: 'The output folder `{out}` {reason}.',
     hint: 'Choose an output folder such as `dist` outside content/ and specs/.',
-    explanation: 'knoc replaces its output folder as a whole, so it refuses folders that hold sources or the repository itself.',
+    explanation: 'knoc replaces its output folder as a whole, so it refuses folders that hold sources or the repository itself. It also refuses a folder that is, or lies inside, a symbolic link, since the output would land wherever the link points, and one under a file, which could never be made. Missing parent folders are fine: they are made.',
   },
   KNO5003: {
     title: 'Stale output',
