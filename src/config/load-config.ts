@@ -32,7 +32,9 @@ export function validateConfigEntity(entity: Entity): Diagnostic[] {
   // knoc's own schema, checked against the meta-schema by its tests, not by every build, and compiled by knoc's build.
   validateConfig ??= shippedValidator(configSchema) ?? createAjv({ validateSchema: false }).compile(configSchema);
   if (validateConfig(entity.data)) return [...unknownRuleCodes(entity), ...publishedSettings(entity)];
-  const invalid = mapAjvErrors(validateConfig.errors ?? [], entity, { rootName: CONFIG_FILE, allowsPrivateKeys: false }).map((d) =>
+  // A key of `rules` that is not a code breaks the schema's `propertyNames` too; unknownRuleCodes says so at the key, with the nearest code.
+  const errors = (validateConfig.errors ?? []).filter((e) => !e.schemaPath.includes('/propertyNames'));
+  const invalid = mapAjvErrors(errors, entity, { rootName: CONFIG_FILE, allowsPrivateKeys: false }).map((d) =>
     createDiagnostic('KNO2040', { detail: d.message }, { file: entity.source.path, ...(d.range ? { range: d.range } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}), ...(d.hint ? { hint: d.hint } : {}) }),
   );
   // Every problem with `rules` at once, not one kind per build: codes that do not exist or cannot change go with the schema's findings.
