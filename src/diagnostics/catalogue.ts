@@ -151,6 +151,14 @@ export const catalogue = {
     hint: 'Run knoc in the repository’s root folder or pass `--root DIR`; `knoc init` starts a new repository.',
     explanation: 'A build reads content/**/*.kno and knoc.config.yaml under its root. A folder with neither (a mistyped `--root`, or a subfolder of a repository such as content/agent-blueprints/) would build an empty fleet from nothing, so `knoc build`, `knoc check`, `knoc watch` and `knoc serve --watch` stop there, write nothing and make no cache folder.',
   },
+  KNO1021: {
+    title: 'Carriage return without line feed',
+    severity: 'error',
+    message: 'A line ends with a carriage return alone, expected a line feed (LF) or a carriage return and line feed (CRLF).',
+    hint: 'Save the file with LF or CRLF line endings (your editor’s line-ending setting); a carriage return alone is the line ending of classic Mac OS, and a doubled one before a line feed comes from converting line endings twice.',
+    explanation:
+      'The YAML parser knoc uses breaks lines at LF and CRLF only, so a file whose lines end with a carriage return alone reads as one long line: an empty document when it starts with a comment, or a syntax error at the first key. knoc refuses such a file before parsing it and says why, instead of reporting either.',
+  },
   KNO2001: {
     title: 'Missing `$schema`',
     severity: 'error',

@@ -309,13 +309,16 @@ export function readSourceSync(relative: string, absolute: string, origin: Sourc
 
 /**
  * What a YAML file may not hold before it is parsed at all: a character YAML
- * does not allow (a raw NUL, an escape sequence; KNO1017), or a mapping with
+ * does not allow (a raw NUL, an escape sequence; KNO1017), a carriage return
+ * the parser would not break the line at (KNO1021), or a mapping with
  * more keys than `limits.max_keys` (KNO1018), whose duplicate-key check would
  * cost the square of its size.
  */
 function yamlBounds(relative: string, text: string, limits: ParseLimits): Diagnostic | undefined {
   const control = firstNonPrintable(text);
   if (control >= 0) return createDiagnostic('KNO1017', { character: codePointName(text, control) }, { file: relative, range: rangeAtOffset(text, control) });
+  const lone = text.search(/\r(?!\n)/);
+  if (lone >= 0) return createDiagnostic('KNO1021', {}, { file: relative, range: rangeAtOffset(text, lone) });
   const wide = findWideMapping(text, limits.maxKeys);
   if (wide) return createDiagnostic('KNO1018', { limit: limits.maxKeys }, { file: relative, range: rangeAtOffset(text, wide.offset, wide.length) });
   return undefined;
