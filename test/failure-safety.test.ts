@@ -7,7 +7,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, wr
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { happyFixture } from './support/pages-repo.js';
-import { copyRepo, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
+import { copyRepo, expectSameTree, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
 
 const BIN = path.join(repoRoot, 'bin', 'knoc.js');
 const STACK = /^\s+at .+:\d+:\d+\)?$/m;
@@ -41,11 +41,6 @@ function fork(template: string): string {
 
 const NEW = ['build', '--base-url', 'https://new.example.org'];
 
-function expectTree(actual: Map<string, Buffer>, expected: Map<string, Buffer>, label: string): void {
-  expect([...actual.keys()], label).toEqual([...expected.keys()]);
-  for (const [file, bytes] of expected) expect(actual.get(file)!.equals(bytes), `${label}: ${file}`).toBe(true);
-}
-
 /** True when two trees hold the same files with the same bytes. */
 function sameTree(a: Map<string, Buffer>, b: Map<string, Buffer>): boolean {
   return a.size === b.size && [...a].every(([file, bytes]) => b.get(file)?.equals(bytes) === true);
@@ -78,13 +73,13 @@ describe('a build killed at any step of publishing', () => {
         // Killed between the two renames: the old tree is parked whole beside it.
         const parked = readdirSync(root).filter((e) => e.startsWith('.knoc-old-dist-'));
         expect(parked, `step ${step}`).toHaveLength(1);
-        expectTree(snapshotTree(path.join(root, parked[0]!)), oldTree, `step ${step}: the parked tree`);
+        expectSameTree(snapshotTree(path.join(root, parked[0]!)), oldTree, `step ${step}: the parked tree`);
       }
       // The cache and the folder are usable: the next build publishes the new tree (checked at every third step and the last few).
       if (step % 3 !== 0 && step < steps - 3) continue;
       const next = knoc(root, NEW);
       expect(next.status, `step ${step}: ${next.stderr}`).toBe(0);
-      expectTree(snapshotTree(dist), newTree, `step ${step}: after the next build`);
+      expectSameTree(snapshotTree(dist), newTree, `step ${step}: after the next build`);
       expect(readdirSync(root).filter((e) => e.startsWith('.knoc-')), `step ${step}: nothing left beside dist/`).toEqual([]);
     }
     expect(sawOld).toBeGreaterThan(0);
@@ -113,7 +108,7 @@ describe('a publish that fails', () => {
       expect(run.stderr.match(new RegExp(diagnostic, 'g')), `step ${step}: ${run.stderr}`).toHaveLength(1);
       expect(run.stderr).toMatch(message);
       expect(run.stderr).not.toMatch(STACK);
-      expectTree(snapshotTree(path.join(root, 'dist')), oldTree, `step ${step}`);
+      expectSameTree(snapshotTree(path.join(root, 'dist')), oldTree, `step ${step}`);
       expect(readdirSync(root).filter((e) => e.startsWith('.knoc-')), `step ${step}: no staging left`).toEqual([]);
       const next = knoc(root, [...NEW, '--explain']);
       expect(next.status, next.stderr).toBe(0);
@@ -129,7 +124,7 @@ describe('a publish that fails', () => {
       const run = knoc(root, NEW);
       expect(run.status).toBe(1);
       expect(run.stderr).toContain('KNO5021');
-      expectTree(snapshotTree(path.join(root, 'dist')), oldTree, 'read-only');
+      expectSameTree(snapshotTree(path.join(root, 'dist')), oldTree, 'read-only');
     } finally {
       chmodSync(root, 0o755);
     }
@@ -175,7 +170,7 @@ describe('two builds of one repository at once', () => {
     expect(second.stderr).toMatch(/^Waiting for another knoc build \(pid \d+\) to finish publishing dist\/ \(at most 300 ms\)\.\.\.$/m);
     expect(second.stderr).toMatch(/KNO5022 .*another knoc build \(pid \d+\)/);
     expect(second.stderr).not.toMatch(STACK);
-    expectTree(snapshotTree(path.join(root, 'dist')), before, 'while the first holds the lock');
+    expectSameTree(snapshotTree(path.join(root, 'dist')), before, 'while the first holds the lock');
     expect((await first).status).toBe(0);
     expect(knoc(root, ['verify']).status).toBe(0);
   }, 60_000);
