@@ -164,8 +164,6 @@ async function acquirePublishLock(outDir: string, { stop, onWait }: LockWait = {
   const bound = lockWaitMs(LOCK_WAIT_MS);
   const deadline = Date.now() + bound;
   let waiting = false;
-  // The lock goes beside the folder, and `out: build/site` may name one whose parent does not exist yet.
-  makeDirectorySync(path.dirname(outDir));
   for (;;) {
     try {
       return await tryPublishLock(outDir);
@@ -198,12 +196,21 @@ async function tryPublishLock(outDir: string): Promise<() => Promise<void>> {
   // The lock names its owner so a later build can tell a crashed owner from a running one.
   // eslint-disable-next-line no-restricted-globals
   const pid = process.pid;
+  let madeParent = false;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(lock, String(pid), { flag: 'wx' });
       return async () => unlinkIfThere(lock);
     } catch (error) {
-      if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
+      const code = error instanceof Error && 'code' in error ? error.code : undefined;
+      // The lock goes beside the folder, and `out: build/site` may name one whose parent does not exist yet: made once, then tried again.
+      if (code === 'ENOENT' && !madeParent) {
+        makeDirectorySync(path.dirname(lock));
+        madeParent = true;
+        attempt--;
+        continue;
+      }
+      if (code !== 'EEXIST') throw error;
       // Read only when it is what a build writes: a link (to a device that never ends, say) or a large file is not a lock.
       const info = lstatSync(lock, { throwIfNoEntry: false });
       if (info && (!info.isFile() || info.size > 32)) throw new ForeignFileError(`\`${path.basename(lock)}\` is not a publish lock (a regular file holding a process id)`);
