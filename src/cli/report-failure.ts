@@ -32,6 +32,12 @@ function fileSystemRefusal(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const { code, syscall, path: file } = error as NodeJS.ErrnoException;
   if (typeof code !== 'string' || typeof syscall !== 'string' || typeof file !== 'string' || !/^E[A-Z]+$/.test(code)) return undefined;
+  const verb = syscall === 'mkdir' ? 'make the folder' : syscall === 'write' || syscall === 'rename' ? 'write' : syscall === 'read' || syscall === 'scandir' ? 'read' : syscall;
+  return `cannot ${verb} \`${file}\`: ${fileSystemReason(code, syscall) ?? code} (${code})`;
+}
+
+/** Why a file-system call failed, in words, for the error codes that have some. */
+export function fileSystemReason(code: string, syscall: string): string | undefined {
   const reasons: Record<string, string> = {
     ENOENT: syscall === 'mkdir' ? 'its parent folder does not exist and cannot be made' : 'no such file or folder',
     EACCES: 'permission denied',
@@ -43,7 +49,8 @@ function fileSystemRefusal(error: unknown): string | undefined {
     ENOTDIR: 'a part of the path is a file, expected a folder',
     EEXIST: 'a file is already there',
     EIO: 'the device reported an input/output error',
+    ELOOP: 'its symbolic links go round in a loop',
+    ENAMETOOLONG: 'the path is too long',
   };
-  const verb = syscall === 'mkdir' ? 'make the folder' : syscall === 'write' || syscall === 'rename' ? 'write' : syscall === 'read' || syscall === 'scandir' ? 'read' : syscall;
-  return `cannot ${verb} \`${file}\`: ${reasons[code] ?? code} (${code})`;
+  return reasons[code];
 }

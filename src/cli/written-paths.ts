@@ -2,6 +2,7 @@ import { lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'nod
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDirectory } from '../model/make-directory.js';
+import { fileSystemReason } from './report-failure.js';
 import { UsageError } from './command.js';
 import type { FormatSpec } from './formats.js';
 
@@ -94,7 +95,7 @@ function statOption(target: string, option: string, given: string): Stats | unde
     return statSync(target, { throwIfNoEntry: false });
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? String(error.code) : '';
-    const reason = code === 'ENOTDIR' ? 'a part of the path is a file, expected a folder' : code === 'EACCES' ? 'permission is denied on the way to it' : code === 'ELOOP' ? 'its symbolic links go round in a loop' : code === 'ENAMETOOLONG' ? 'the path is too long' : (error as Error).message;
+    const reason = fileSystemReason(code, 'stat') ?? (error as Error).message;
     throw new UsageError(`${option}: \`${given}\` cannot be written: ${reason}`);
   }
 }
