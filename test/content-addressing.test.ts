@@ -196,6 +196,39 @@ describe('publishing and proving outputs', () => {
     expect(run.stderr).toContain('KNO5004  Output `extra.txt` is not listed in manifest.json');
   });
 
+  it('knoc verify reports its findings in every --format: a machine report on stdout moves the verdicts to stderr; report files never go into the folder verified', () => {
+    const root = copyRepo(happy);
+    runCli(['build', '--root', root]);
+    writeFileSync(path.join(root, 'dist/index/agents.json'), '{}\n');
+
+    const json = runCli(['verify', '--root', root, '--format', 'json']);
+    expect(json.status).toBe(1);
+    const parsed = JSON.parse(json.stdout) as { summary: { errors: number; failed: boolean }; diagnostics: { code: string; file: string }[] };
+    expect(parsed.summary).toMatchObject({ errors: 1, failed: true });
+    expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: 'KNO5004', file: 'dist/index/agents.json' })]);
+    expect(json.stderr).toMatch(/^unchecked {3}\.well-known\/agent-card\.json {2}\(0 signatures\)$/m);
+    expect(json.stderr).not.toContain('error  KNO5004');
+
+    const github = runCli(['verify', '--root', root, '-f', 'github']);
+    expect(github.status).toBe(1);
+    expect(github.stdout).toMatch(/^::error file=dist\/index\/agents\.json,title=KNO5004 [^:]*::Output `index\/agents\.json` has sha256/m);
+    expect(github.stdout).not.toContain('unchecked');
+
+    const files = runCli(['verify', '--root', root, '--format', 'stylish', '--format', `sarif=${path.join(root, 'reports/verify.sarif')}`, '--format', `junit=${path.join(root, 'reports/verify.xml')}`]);
+    expect(files.status).toBe(1);
+    expect(files.stdout).toContain('unchecked   .well-known/agent-card.json');
+    expect(files.stderr).toContain('dist/index/agents.json  error  KNO5004');
+    const sarif = JSON.parse(readFileSync(path.join(root, 'reports/verify.sarif'), 'utf8')) as { runs: { results: { ruleId: string; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[] }[] };
+    expect(sarif.runs[0]!.results.map((r) => [r.ruleId, r.locations[0]!.physicalLocation.artifactLocation.uri])).toEqual([['KNO5004', 'dist/index/agents.json']]);
+    expect(readFileSync(path.join(root, 'reports/verify.xml'), 'utf8')).toContain('<testcase classname="dist/index/agents.json" name="KNO5004"><failure type="KNO5004"');
+
+    const inside = runCli(['verify', '--root', root, '--format', `json=${path.join(root, 'dist/verify.json')}`]);
+    expect(inside.status).toBe(2);
+    expect(inside.stderr).toContain('the report would go into the output folder');
+    expect(existsSync(path.join(root, 'dist/verify.json'))).toBe(false);
+    expect(runCli(['verify', '--root', root, '--format', 'json', '--format', 'sarif']).status).toBe(2);
+  });
+
   it('knoc verify names a published file that grew or shrank by its sha256 and size, as for a same-size change', () => {
     const root = copyRepo(happy);
     runCli(['build', '--root', root]);

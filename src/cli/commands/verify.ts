@@ -1,16 +1,20 @@
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { verifyOutput, type CardReport } from '../../pipeline/verify-output.js';
-import { renderStylish } from '../render/stylish.js';
+import { verifyOutput, type CardReport, type VerifyResult } from '../../pipeline/verify-output.js';
+import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
+import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
+import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
+import { checkReportTargets, dedupeReports, repositoryPlaces, writeReportFile } from '../written-paths.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
   aliases: ['verify-manifest'],
   summary: 'prove an output folder is one complete build and check card signatures',
-  help: `Usage: knoc verify [DIR | CARD.json...] [--key PUBLIC.pem | --jwks JWKS.json] [--root DIR]
+  help: `Usage: knoc verify [DIR | CARD.json...] [--key PUBLIC.pem | --jwks JWKS.json] [--root DIR] [--format NAME[=FILE]]
 
 Recomputes the sha256 and size of every file in the output folder (default: the
 build's output folder, dist) and compares them with its manifest.json, then checks
@@ -27,11 +31,18 @@ complete build and, with a key, every card carries a signature that verifies;
 1 naming every file that is missing, changed or unlisted (KNO5004), every card
 whose signatures fail (KNO5010) or that is unsigned (KNO5011); 2 on a usage error.
 
+  -f, --format NAME[=FILE]
+                 the findings as stylish (default, to stderr), json, sarif,
+                 github (workflow annotations) or junit, to stdout or to FILE;
+                 repeat for several. With a report on stdout, the verdicts go
+                 to stderr.
+
 Examples:
   knoc verify
   knoc verify dist --key keys/cards.pub.pem
   knoc verify --jwks jwks.json
   knoc verify agent-card.json --key signer.pem
+  knoc verify --format github --format sarif=verify.sarif
 `,
   run: runVerify,
 };
@@ -39,7 +50,7 @@ Examples:
 async function runVerify(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
-    options: { root: { type: 'string' }, key: { type: 'string' }, jwks: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { root: { type: 'string' }, key: { type: 'string' }, jwks: { type: 'string' }, format: { type: 'string', short: 'f', multiple: true }, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
     strict: true,
   });
@@ -54,15 +65,30 @@ async function runVerify(args: readonly string[]): Promise<number> {
   // A folder named that is not there is a mistyped argument, not a build with its manifest missing.
   const [folder] = positionals;
   if (positionals.length === 1 && !folder!.endsWith('.json') && !existsSync(folder!)) throw new UsageError(`\`${folder}\` does not exist; give the output folder a build wrote (the one that holds manifest.json), or card files`);
+  let formats: FormatSpec[];
+  try {
+    formats = dedupeReports(parseFormatSpecs(values.format));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (formats.filter((f) => f.path === undefined && f.name !== 'stylish').length > 1) throw new UsageError('only one report can go to stdout; send the others to files with --format NAME=FILE');
+  // A report written into the folder verified would be a file its manifest does not list.
+  if (formats.some((f) => f.path !== undefined)) {
+    const places = await repositoryPlaces(values.root, undefined);
+    const verified = positionals.length === 1 && !folder!.endsWith('.json') ? path.resolve(folder!) : places.outDir;
+    checkReportTargets(formats, { ...places, outDir: verified });
+  }
   const result = await verifyOutput({
     ...(values.root !== undefined ? { root: values.root } : {}),
     ...(positionals.length > 0 ? { targets: positionals } : {}),
     ...(values.key !== undefined ? { keyFile: values.key } : {}),
     ...(values.jwks !== undefined ? { jwksFile: values.jwks } : {}),
   });
-  for (const card of result.cards) process.stdout.write(`${verdictLine(card)}\n`);
+  // The verdicts go where no report does: stdout, unless a report goes there.
+  const verdicts = formats.some((f) => f.path === undefined && f.name !== 'stylish') ? process.stderr : process.stdout;
+  for (const card of result.cards) verdicts.write(`${verdictLine(card)}\n`);
+  const unwritten = await report(result, formats);
   const paint = choosePaint(process.stderr, process.env);
-  if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, () => undefined, paint)}\n\n`);
   const ok = result.diagnostics.length === 0;
   const signed = result.cards.filter((c) => c.status === 'valid').length;
   const parts = [
@@ -70,7 +96,38 @@ async function runVerify(args: readonly string[]): Promise<number> {
     result.cards.some((c) => c.status === 'unchecked') ? `${plural(result.cards.length, 'card')}, signatures not checked (pass --key or --jwks)` : `${signed} of ${plural(result.cards.length, 'card')} with a valid signature`,
   ];
   process.stderr.write(ok ? `${parts.join('; ')}\n` : paint.red(`${plural(result.diagnostics.length, 'problem')}${result.outDir !== undefined ? ` in ${result.outDir}` : ''}\n`));
+  for (const message of unwritten) process.stderr.write(`${paint.red(message)}\n`);
+  if (unwritten.length > 0) return EXIT.usage;
   return ok ? EXIT.ok : EXIT.findings;
+}
+
+/** Prints and writes the reports of the findings; returns what could not be written, in words. */
+async function report(result: VerifyResult, formats: readonly FormatSpec[]): Promise<string[]> {
+  const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = result.diagnostics.filter((d) => d.severity === 'warning').length;
+  const data: Report = {
+    diagnostics: result.diagnostics,
+    knocVersion: KNOC_VERSION,
+    summary: { errors, warnings, infos: result.diagnostics.length - errors - warnings, suppressed: 0, failed: result.diagnostics.length > 0 },
+    failSeverity: 'error',
+  };
+  // Verify reads JSON files and keys, not sources: its findings have no code frames.
+  const sources = () => undefined;
+  const unwritten: string[] = [];
+  for (const format of formats) {
+    if (format.path === undefined) {
+      const stream = format.name === 'stylish' ? process.stderr : process.stdout;
+      stream.write(await renderFormat(format.name, data, sources, choosePaint(stream, process.env)));
+    } else {
+      const failure = await writeReportFile({ name: format.name, path: format.path }, () => renderFormat(format.name, data, sources, choosePaint(undefined, {})));
+      if (failure) unwritten.push(failure);
+    }
+  }
+  // The findings reach the terminal when the only report asked for could not be written.
+  if (unwritten.length > 0 && !formats.some((f) => f.name === 'stylish' && f.path === undefined)) {
+    process.stderr.write(await renderFormat('stylish', data, sources, choosePaint(process.stderr, process.env)));
+  }
+  return unwritten;
 }
 
 function verdictLine(card: CardReport): string {
