@@ -98,6 +98,8 @@ describe('fast YAML reader', () => {
     ['odd but valid plain scalars', 'a: b:c\nb: x :y\nc: a#b\nd: -x\ne: x, y\nf: http://h:80/p\ng: ok!\nh: 100%\n'],
     ['keys that are JavaScript names', 'constructor: 1\nprototype: {a: b}\ntoString: x\nhasOwnProperty: y\n'],
     ['more indented nesting and trailing spaces', 'a:    \n    b:   c   \n    d:\n        - e   \n'],
+    // Only the space separates: a no-break, ideographic or other Unicode space at either end of a plain scalar is content.
+    ['Unicode spaces at the ends of plain scalars and keys', 'a: \u00a0\nb: x\u3000\nc: [y\u00a0, \u2003z]\nd\u00a0: {k: \u202fv\u205f}\ne:\n- \u1680\n'],
     ['backslashes: literal in plain and single-quoted scalars, escapes in double quotes', 'a: c:\\dir\\x\nb: \'^\\d+$\'\nc: "^(0|[1-9]\\\\d*)\\\\.x\\/y \\"q\\""\n"k\\"ey": [p\\q, "r\\\\s"]\nd: \\\n'],
   ])('agrees with yaml on %s', (_, text) => {
     expect(expectAgreement(text)).toBe(true);
@@ -278,7 +280,7 @@ function renderSeq(items: Node[], col: number, step: number): string[] {
 const editArb = fc.record({
   at: fc.nat(),
   remove: fc.integer({ min: 0, max: 3 }),
-  insert: fc.constantFrom('', ' ', '  ', ':', ': ', '-', '- ', '#', ' #', "'", '"', '\\', '\\"', '\\\\', '\\n', '[', ']', '{', '}', ',', '|', '>', '|-', '&a', '*a', '!', '?', '\n', '\n  ', '\n- ', 'x', '1', '.', '~', 'null', 'true', '%', '@', '0x', 'e5', '---', '...'),
+  insert: fc.constantFrom('', ' ', '  ', ':', ': ', '-', '- ', '#', ' #', "'", '"', '\\', '\\"', '\\\\', '\\n', '[', ']', '{', '}', ',', '|', '>', '|-', '&a', '*a', '!', '?', '\n', '\n  ', '\n- ', 'x', '1', '.', '~', 'null', 'true', '%', '@', '0x', 'e5', '---', '...', '\u00a0', '\u3000'),
 });
 
 function applyEdit(text: string, edit: { at: number; remove: number; insert: string }): string {

@@ -168,7 +168,9 @@ class Reader {
    * with the separating space. `indent` is the owner's indentation.
    */
   private value(after: string, indent: number, depth: number, inMapping: boolean): unknown {
-    const body = after.trimStart();
+    let start = 0;
+    while (after.charCodeAt(start) === 32) start++;
+    const body = after.slice(start);
     if (body === '' || body.startsWith('#')) {
       if (body !== '' && after.charCodeAt(0) !== 32) bail();
       return this.nested(indent, depth, inMapping);
@@ -284,7 +286,7 @@ function findKey(text: string): { name: string; end: number } | undefined {
     const c = text.charCodeAt(i);
     if (c === 58 /* : */ && (i + 1 === text.length || text.charCodeAt(i + 1) === 32)) {
       if (i > 1000) bail();
-      const name = text.slice(0, i).trimEnd();
+      const name = trimSpaces(text, 0, i);
       // A key that reads as null, a boolean or a number is not a string key: the full parser.
       if (typeof resolvePlain(name) !== 'string') bail();
       return { name, end: i + 1 };
@@ -364,7 +366,18 @@ function readPlain(text: string): string {
     // `a: b: c` and `- a: b` are mappings, not scalars; the callers have already taken the keys they allow.
     if (c === 58 /* : */ && (i + 1 === text.length || text.charCodeAt(i + 1) === 32)) bail();
   }
-  return text.slice(0, end).trimEnd();
+  return trimSpaces(text, 0, end);
+}
+
+/**
+ * `text` from `start` to `end` without the spaces it ends with. Only spaces:
+ * YAML separates with spaces and tabs alone, so a no-break or ideographic
+ * space ending a scalar is content, which `trimEnd` would drop.
+ */
+function trimSpaces(text: string, start: number, end: number): string {
+  let last = end;
+  while (last > start && text.charCodeAt(last - 1) === 32) last--;
+  return text.slice(start, last);
 }
 
 const FLOW_STOP = new Set([',', '[', ']', '{', '}']);
@@ -395,7 +408,7 @@ function readFlow(text: string): unknown {
       if (ch === '#' && text[i - 1] === ' ') bail();
       i++;
     }
-    return { value: text.slice(start, i).trimEnd(), quoted: false };
+    return { value: trimSpaces(text, start, i), quoted: false };
   };
   skipSpaces();
   if (text[i] === close) {
