@@ -105,6 +105,14 @@ describe('an incremental build after blueprints changed in content', () => {
     expect(expectSameAsFullBuild(root, fixed, [], { json: true })).toEqual({ incremental: true, status: 0 });
   }, 300_000);
 
+  it('reports the domain an edit leaves unperceived as a full build does, when the edit\'s only error is an unknown domain', () => {
+    const root = builtRepo();
+    // Market Pulse is the only agent that perceives market-data: the full build reports the unknown domain and the orphan.
+    const unknown = (r: string) => edit(blueprint(r, 'market-pulse'), 'domains: [market-data]', 'domains: [no-such-domain]');
+    expect(expectSameAsFullBuild(root, unknown, [], { json: true }).status).toBe(1);
+    expect(runCli(['build', '--root', root]).stderr).toMatch(/market-data\.kno:\d+:\d+ {2}warning {2}KNO3008 /);
+  }, 300_000);
+
   it('keeps the other files\' warnings and adds the edited file\'s, with code frames', () => {
     const root = builtRepo();
     const withoutExamples = (slug: string) => (r: string) => edit(blueprint(r, slug), /^( +)examples:\n(?:\1 {2}- .*\n)+/m, '');

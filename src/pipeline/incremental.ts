@@ -255,7 +255,10 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
   const changedAgents = changedEntities.filter((e) => e.schema?.name === AGENT_KIND);
   const resolving: SymbolTable = { byId: symbols.byId, bySlug: symbols.bySlug, ofKind: (kind) => (kind === AGENT_KIND ? changedAgents : []) };
   const found = [...analyses.flatMap((a) => a.diagnostics), ...ofTargets(bindSymbols(changedEntities).diagnostics), ...ofTargets(resolveReferences(resolving, { complete: false, unreadable }))];
-  const complete = head.complete && unreadable.size === 0 && !found.some((d) => d.severity === 'error');
+  // As the full build decides it (compile.ts): the changed files were read as entities with no error of their own
+  // reading or validation. A finding of binding or resolution (an unknown domain) does not count.
+  const readClean = unreadable.size === 0 && !analyses.some((a) => a.diagnostics.some((d) => d.severity === 'error'));
+  const complete = head.complete && readClean;
 
   // Orphan domains are findings about domain files: proceed only when they are the same as recorded.
   const perceivedAfter = { ...head.perceivedCount };
@@ -265,7 +268,9 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
     if (entity?.schema?.name === AGENT_KIND) countPerception(perceivedAfter, entity.data, 1);
   }
   const reportedBefore = head.complete ? orphanDomains(head, head.perceivedCount) : '';
-  const reportedAfter = complete ? orphanDomains(head, perceivedAfter) : '';
+  // Read clean, the changed files leave the full build reporting orphans unless another file has an error of its own; an
+  // incomplete state does not say which file had one, so then the edit proceeds only when there would be none to report.
+  const reportedAfter = readClean ? orphanDomains(head, perceivedAfter) : '';
   if (reportedBefore !== reportedAfter) return declined('the domains no agent perceives changed');
 
   const rules = head.config.rules;
