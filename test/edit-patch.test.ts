@@ -102,6 +102,31 @@ describe('BytePatch', () => {
     declines(Buffer.from(page().replace('agent-d"', 'agent-c0"')), 'c0', row('c0', describe('c0')));
   });
 
+  it('puts text inserted where a replaced range starts before that range, whichever patch was made first, from memory and from the file', () => {
+    // A list of links: `a` goes in front of `b`'s link, which is renamed; `c` goes in at the end, `d` after it.
+    const before = 'Perceived by: <b>, <e></p>\n';
+    const after = 'Perceived by: <a>, <B>, <e>, <c>, <d></p>\n';
+    const at = before.indexOf('<b>');
+    const end = before.indexOf('</p>');
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, 'page'), before);
+    for (const renameFirst of [true, false]) {
+      for (const bytes of [Buffer.from(before), new FileBytes(path.join(dir, 'page'))]) {
+        const patch = new BytePatch(bytes);
+        const rename = () => expect(patch.replace(at, '<b>', '<B>')).toBe(true);
+        if (renameFirst) rename();
+        expect(patch.replace(at, '', '<a>, ')).toBe(true);
+        if (!renameFirst) rename();
+        expect(patch.replace(end, '', ', <c>')).toBe(true);
+        expect(patch.replace(end, '', ', <d>')).toBe(true);
+        const result = patch.result(path.join(dir, 'page'), () => true);
+        expect(result.sha256()).toBe(sha256Hex(after));
+        expect(text(patch, Buffer.from(before))).toBe(after);
+        if (bytes instanceof FileBytes) bytes.close();
+      }
+    }
+  });
+
   it('writes a file whose length a patch changes to where it is staged as it hashes it, and the writer then leaves that file as it is', () => {
     const dir = makeTempDir();
     const source = path.join(dir, 'agents.json');

@@ -144,7 +144,9 @@ export class BytePatch {
    * left to do for that path.
    */
   result(source: string, unchanged: () => boolean, copied?: (file: string) => boolean, staged?: string): { sha256(): string | undefined; size: number; readonly bytes: Buffer; writeTo(file: string): void } {
-    const edits = [...this.edits].sort((a, b) => a.start - b.start);
+    // An insertion (an empty range) at the start of a replaced range goes before it: text put in front of those bytes.
+    // Insertions at one place keep the order they were made in.
+    const edits = [...this.edits].sort((a, b) => a.start - b.start || a.end - b.end);
     const parts = (): Buffer[] => {
       const list: Buffer[] = [];
       let at = 0;
