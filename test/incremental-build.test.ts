@@ -2,7 +2,7 @@
 // the outputs from the state the last build recorded. Whatever path it takes, every byte of dist/,
 // the report, the exit code and the findings must be those of a clean full build of the same sources.
 import { generateKeyPairSync } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -285,6 +285,39 @@ describe('an incremental build after blueprints changed in content', () => {
       }, 8],
     ];
     expectPlan(root, cases);
+  }, 300_000);
+
+  it('lists two agents added to one domain in one edit, or one added before another renamed, in slug order on the fleet page, whatever their files are called', () => {
+    const root = makeTempDir();
+    writeCorpus(root, generateCorpus({ n: 60, domains: 12 }));
+    const folder = path.join(root, 'content/agent-blueprints');
+    const domainsIn = (text: string) => /^ {4}domains: \[(.*)\]$/m.exec(text)![1]!.split(', ');
+    const agents = readdirSync(folder).map((file) => {
+      const text = readFileSync(path.join(folder, file), 'utf8');
+      return { file, slug: /^slug: (.*)$/m.exec(text)![1]!, domains: domainsIn(text) };
+    }).sort((a, b) => (a.slug < b.slug ? -1 : 1));
+    const live = readdirSync(path.join(root, 'content/perception-domains')).filter((f) => !readFileSync(path.join(root, 'content/perception-domains', f), 'utf8').includes('deprecated: true')).map((f) => f.replace(/\.kno$/, ''));
+    // Two agents next to each other in slug order, a domain both may join that another agent perceives, and one only the second perceives.
+    const pairs = agents.slice(1).map((second, k) => {
+      const first = agents[k]!;
+      const joined = live.find((d) => !first.domains.includes(d) && !second.domains.includes(d) && agents.some((a) => a.domains.includes(d)));
+      const held = second.domains.find((d) => !first.domains.includes(d) && d !== joined);
+      return { first, second, joined, held };
+    });
+    const { first, second, joined, held } = pairs.find((p) => p.joined && p.held)!;
+    // The first one's file is renamed to sort after the second one's: the edit reads them in the other order.
+    const moved = `zz-${first.file}`;
+    renameSync(path.join(folder, first.file), path.join(folder, moved));
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const perceive = (r: string, file: string, domain: string) => edit(path.join(r, 'content/agent-blueprints', file), /^( {4}domains: \[.*)\]$/m, `$1, ${domain}]`);
+    expect(expectSameAsFullBuild(root, (r) => {
+      perceive(r, moved, joined!);
+      perceive(r, second.file, joined!);
+    })).toEqual({ incremental: true, status: 0 });
+    expect(expectSameAsFullBuild(root, (r) => {
+      perceive(r, moved, held!);
+      edit(path.join(r, 'content/agent-blueprints', second.file), /^( {2}name: )(.*)$/m, '$1$2, renamed');
+    })).toEqual({ incremental: true, status: 0 });
   }, 300_000);
 
   it('patches names and descriptions made of any characters, each edit publishing what a full build would', () => {

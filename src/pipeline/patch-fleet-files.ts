@@ -118,7 +118,9 @@ export function patchChanges(
   // The domains an agent's page and row list: those it perceives that the domain index names, sorted, once each.
   const slugsPerceived = (agent: Pick<Entity, 'data'>) => perceivedDomains(agent).map((d) => d.slug);
   const listed = (agent: Pick<Entity, 'data'>) => [...new Set(slugsPerceived(agent))].filter((d) => titles.has(d)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const [position, card] of cards) {
+  // In slug order: agents put into one domain entry at the same place of the fleet page go there in the order they are listed.
+  const bySlug = [...cards].sort(([, a], [, b]) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  for (const [position, card] of bySlug) {
     const target = targets.find((t) => t.position === position)!.record;
     const record = target.published!;
     const entity = replaced.get(position)!;
