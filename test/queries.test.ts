@@ -1,10 +1,10 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getAgentsForDomain, getDomainsForAgent, loadDomainIndex, SERVICE_CLASS_URI } from '../src/index.js';
 import { editFile } from './support/edit-file.js';
 import { runCli } from './support/run-cli.js';
-import { copyRepo, repoRoot } from './support/temp-repo.js';
+import { copyRepo, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
 
 interface JsonAgent {
   slug: string;
@@ -89,6 +89,26 @@ describe('knoc domains and knoc agents (real processes)', () => {
     expect(run.status).toBe(0);
     expect(run.stderr).toContain('note: dist/ is older than the sources, so this answer was compiled from the sources.');
     expect(run.stdout).toMatch(/^release-herald +/m);
+  });
+});
+
+describe('knoc domains and knoc agents outside a repository (real processes)', () => {
+  it.each([[['domains']], [['domains', 'schemas']], [['agents']], [['agents', '--json']]])('stops %j with KNO1020 and exit 1, writing nothing, not even a cache', (args) => {
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, 'notes.kno'), 'slug: stray\n');
+    const byRoot = runCli([...args, '--root', dir]);
+    expect(byRoot.status).toBe(1);
+    expect(byRoot.stderr).toContain(`KNO1020  \`${dir}\` holds neither a knoc.config.yaml nor a content/ folder`);
+    expect(byRoot.stdout).toBe('');
+    expect([...snapshotTree(dir).keys()]).toEqual(['notes.kno']);
+    // A subfolder of a repository is not one either: its answer would be an empty fleet.
+    const root = copyRepo(repoRoot);
+    const inside = path.join(root, 'content');
+    const here = runCli(args, {}, inside);
+    expect(here.status).toBe(1);
+    expect(here.stderr).toContain('KNO1020  `.` holds neither a knoc.config.yaml nor a content/ folder');
+    expect(here.stdout).toBe('');
+    expect(existsSync(path.join(inside, 'node_modules'))).toBe(false);
   });
 });
 

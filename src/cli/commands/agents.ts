@@ -42,6 +42,7 @@ async function runAgents(args: readonly string[]): Promise<number> {
   if (values.help) return printHelp(agentsCommand);
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\`; filter with --domain or --class`);
   const fleet = await loadFleetForQuery(values);
+  if (!fleet) return EXIT.findings;
   const classes = values.class ?? [];
   const present = new Set([...KNOWN_CLASSES, ...fleet.agents.flatMap((a) => a.classes)]);
   for (const name of classes) {

@@ -31,6 +31,7 @@ async function runDomains(args: readonly string[]): Promise<number> {
   if (values.help) return printHelp(domainsCommand);
   if (positionals.length > 1) throw new UsageError(`unexpected argument \`${positionals[1]}\`; name one domain`);
   const fleet = await loadFleetForQuery(values);
+  if (!fleet) return EXIT.findings;
   const slug = positionals[0];
   const names = new Map(fleet.agents.map((a) => [a.slug, a.name]));
   if (slug === undefined) {

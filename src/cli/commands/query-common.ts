@@ -5,6 +5,7 @@ import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
 import { UsageError, isDirectory } from '../command.js';
 import { checkPathOptions } from '../empty-paths.js';
+import { checkRepository } from '../not-a-repository.js';
 
 /** Options `knoc domains` and `knoc agents` share. */
 export const QUERY_OPTIONS = {
@@ -26,10 +27,15 @@ build matches the sources byte for byte and they still match its manifest.json;
 otherwise the repository is compiled in memory (nothing is written) and a note
 on stderr says why.`;
 
-/** Loads the fleet for a query and says on stderr when it did not come from the build. */
-export async function loadFleetForQuery(values: { root?: string | undefined; out?: string | undefined }): Promise<Fleet> {
+/**
+ * Loads the fleet for a query and says on stderr when it did not come from the build; undefined, having said
+ * so (KNO1020), when the folder is not a repository: an empty answer there would be wrong, and its compile would
+ * make a cache folder in it.
+ */
+export async function loadFleetForQuery(values: { root?: string | undefined; out?: string | undefined }): Promise<Fleet | undefined> {
   checkPathOptions(values, { root: 'a folder', out: 'a folder' });
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
+  if (!(await checkRepository(values.root, '1 error; no answer, and nothing written'))) return undefined;
   const fleet = await loadFleet({ ...(values.root !== undefined ? { root: values.root } : {}), ...(values.out !== undefined ? { out: values.out } : {}) });
   if (fleet.from === 'sources') {
     const why = fleet.mismatch ? mismatchOf(fleet.outDir, fleet.mismatch) : fleet.reason === 'stale' ? `${fleet.outDir}/ is older than the sources` : `${fleet.outDir}/ holds no build yet`;
