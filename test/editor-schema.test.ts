@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCli } from './support/run-cli.js';
-import { copyRepo, repoRoot } from './support/temp-repo.js';
+import { copyRepo, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
 
 /** A plain draft-07 ajv, as an editor's YAML support validates: no knoc code involved. */
 function editorValidator(schemaFile: string) {
@@ -75,5 +75,20 @@ describe('knoc schema: JSON Schemas for editors', () => {
     const out = runCli(['schema', '--root', root, '--out', 'editor/schemas']);
     expect(out.status).toBe(0);
     expect(readFileSync(path.join(root, 'editor/schemas/agent-blueprint.schema.json'), 'utf8')).toBe(readFileSync(path.join(schemas, 'agent-blueprint.schema.json'), 'utf8'));
+  });
+
+  it('writes nothing in a folder that is not a repository (KNO1020, exit 1), such as content/ or a mistyped --root', () => {
+    const inside = path.join(root, 'content');
+    const before = snapshotTree(inside);
+    const here = runCli(['schema'], {}, inside);
+    expect(here.status).toBe(1);
+    expect(here.stderr).toContain('KNO1020  `.` holds neither a knoc.config.yaml nor a content/ folder');
+    expect(here.stderr).toContain('knoc schema wrote nothing');
+    expect(snapshotTree(inside)).toEqual(before);
+    const dir = makeTempDir();
+    const byRoot = runCli(['schema', '--root', dir]);
+    expect(byRoot.status).toBe(1);
+    expect(byRoot.stderr).toContain(`KNO1020  \`${dir}\` holds neither a knoc.config.yaml nor a content/ folder`);
+    expect([...snapshotTree(dir).keys()]).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkPathOptions } from '../empty-paths.js';
+import { checkRepository } from '../not-a-repository.js';
 
 export const schemaCommand: Command = {
   name: 'schema',
@@ -33,7 +34,8 @@ Options:
 knoc never writes through a symbolic link: when DIR, a folder on the way to it
 or one of the files is a link, nothing is written (KNO8006).
 
-Exit codes: 0 written, 1 refused (a symbolic link in the way), 2 usage error.
+Exit codes: 0 written, 1 refused (a symbolic link in the way, or a folder that
+is not a repository), 2 usage error.
 
 Examples:
   knoc schema
@@ -49,6 +51,8 @@ async function runSchema(args: readonly string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\`; give the folder with --out`);
   checkPathOptions(values, { root: 'a folder', out: 'a folder' });
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
+  // Not a repository (a mistyped --root, content/ itself): its schemas would offer no domain, in a folder no editor reads them from.
+  if (!(await checkRepository(values.root, 'knoc schema wrote nothing'))) return EXIT.findings;
   const report = await writeEditorSchemas(values.root ?? '.', values.out ?? DEFAULT_SCHEMA_DIR);
   if (report.diagnostics.length > 0) {
     const paint = choosePaint(process.stderr, process.env);
