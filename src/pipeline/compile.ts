@@ -25,7 +25,7 @@ import { bindSymbols } from '../resolve/bind.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import { isStructural } from '../diagnostics/catalogue.js';
 import { isReservedName, isSafeSlug, missingCardFields } from '../project/check-card.js';
-import { resolveReferences } from '../resolve/resolve-references.js';
+import { COMPLETE_ONLY_CODES, resolveReferences } from '../resolve/resolve-references.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
 import { validateEntity } from '../validate/validate-entity.js';
 import { parseBaseline } from '../suppress/baseline.js';
@@ -294,7 +294,7 @@ export function compile(input: CompileInput): CompileResult {
   endPhase('plan', `${outputs.length} outputs`);
 
   return {
-    diagnostics: [...diagnostics, ...applyRuleSeverities(suppressor.finish(), config.rules)].sort(compareDiagnostics),
+    diagnostics: [...diagnostics, ...applyRuleSeverities(suppressor.finish(complete ? undefined : COMPLETE_ONLY_CODES), config.rules)].sort(compareDiagnostics),
     outputs,
     config,
     domainIndex,

@@ -16,6 +16,9 @@ export interface ResolveOptions {
   unreadable?: ReadonlySet<string>;
 }
 
+/** The codes of the checks that run only when `complete`: the orphan domains (KNO3008). */
+export const COMPLETE_ONLY_CODES: ReadonlySet<string> = new Set(['KNO3008']);
+
 /** Checks every cross-file reference of every entity against the symbol table. */
 export function resolveReferences(symbols: SymbolTable, options: ResolveOptions = {}): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];

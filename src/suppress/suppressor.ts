@@ -8,8 +8,12 @@ import { parseInlineSuppressions, type InlineSuppression } from './inline.js';
 export interface Suppressor {
   /** Removes the findings that are suppressed; call once per batch, in phase order. */
   filter(diagnostics: readonly Diagnostic[]): Diagnostic[];
-  /** Malformed and unused suppressions and stale baseline entries, once every batch is filtered. */
-  finish(): Diagnostic[];
+  /**
+   * Malformed and unused suppressions and stale baseline entries, once every batch is filtered. A suppression or
+   * entry of a code in `unchecked` (a check this run skipped) silenced nothing because nothing was looked for, so
+   * it is not reported.
+   */
+  finish(unchecked?: ReadonlySet<string>): Diagnostic[];
   /** Everything filtered out so far. */
   readonly suppressed: Diagnostic[];
 }
@@ -53,12 +57,13 @@ export function createSuppressor(sources: ReadonlyMap<string, string>, baseline?
         return false;
       });
     },
-    finish() {
+    finish(unchecked) {
       const out = [...problems];
       for (const s of [...inline.values()].flat()) {
-        for (const code of s.codes.filter((c) => !s.used.has(c))) out.push(createDiagnostic('KNO6002', { code }, { file: s.file, range: s.range }));
+        for (const code of s.codes.filter((c) => !s.used.has(c) && !unchecked?.has(c))) out.push(createDiagnostic('KNO6002', { code }, { file: s.file, range: s.range }));
       }
       for (const entry of [...accepted.values()].flat()) {
+        if (unchecked?.has(entry.code)) continue;
         const text = baseline!.baseline.text ?? '';
         const index = text.indexOf(entry.fingerprint);
         const range = index >= 0 ? rangeInText(text, index, entry.fingerprint.length) : undefined;
