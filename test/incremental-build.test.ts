@@ -383,6 +383,11 @@ describe('an incremental build after blueprints changed in content', () => {
     edit(blueprint(root, 'access-auditor'), 'slug: access-auditor', 'slug: access-reviewer');
     const declined = runCli(['build', '--root', root, '--verbose']);
     expect(declined.stderr).toContain('incremental build declined (the $schema, slug or id of content/agent-blueprints/access-auditor.kno changed)');
+    // A path the stat index records is named from the root too, as every report names files.
+    writeFileSync(path.join(root, 'dist/index/agents.json'), '{}\n');
+    const output = runCli(['build', '--root', root, '--explain']);
+    expect(output.stderr).toContain('incremental build declined (dist/index/agents.json is not a blueprint source)');
+    expect(output.stderr).not.toContain(root);
   });
 
   it('never takes the incremental path for a signed build, and the signed outputs match a clean signed build', () => {

@@ -168,6 +168,8 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
   if (pendingJournal(outDir)) return declined('an interrupted publish left a journal');
 
   // Every changed path must be the source of a blueprint the state knows: no folder, spec, setting or output.
+  // The index holds absolute paths; a reason names them from the root, as every report does.
+  const shown = (at: string) => path.relative(root, at).split(path.sep).join('/') || '.';
   const targets: { position: number; slot: number; record: EntityRecord }[] = [];
   // A folder whose times changed but whose entry names did not (an editor that saves by renaming) only needs its new stamp.
   const folders: { slot: number; stamp: FileStamp | null; listing: string }[] = [];
@@ -177,12 +179,12 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
       const folder = index.paths.at(slot);
       const stamp = stampOf(folder);
       const listing = stamp?.dir ? listingOf(folder) : undefined;
-      if (listing === undefined || listing !== index.sha256.get(slot)) return declined(`the entries of ${folder} changed: files were added, removed or renamed`);
+      if (listing === undefined || listing !== index.sha256.get(slot)) return declined(`the entries of ${shown(folder)} changed: files were added, removed or renamed`);
       folders.push({ slot, stamp, listing });
       continue;
     }
     const file = index.paths.at(slot);
-    if (index.numbers[at]! < 0) return declined(`${file} was absent`);
+    if (index.numbers[at]! < 0) return declined(`${shown(file)} was absent`);
     // Looked up by report path (the shorter column), else by absolute path; the record must then name this very file.
     // The report paths are first bisected where they lie on disk (at 100,000 blueprints the column is megabytes); only
     // when that finds no record of this file is the column read.
@@ -193,9 +195,9 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
     const found = soughtRecord?.absolutePath === file && soughtRecord.path === relative;
     const byPath = found ? sought : below ? head.paths.indexOf(relative) : -1;
     const position = byPath >= 0 ? byPath : head.absolutePaths.indexOf(file);
-    if (position < 0) return declined(`${file} is not a blueprint source`);
+    if (position < 0) return declined(`${shown(file)} is not a blueprint source`);
     const record = found ? soughtRecord : open.record(position);
-    if (!record || record.absolutePath !== file) return declined(`the record of ${file} cannot be read`);
+    if (!record || record.absolutePath !== file) return declined(`the record of ${shown(file)} cannot be read`);
     if (record.origin !== 'content' || parseSchemaRef(record.schema)?.name !== AGENT_KIND) return declined(`${record.path} is not a blueprint`);
     targets.push({ position, slot, record });
   }
