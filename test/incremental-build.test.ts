@@ -380,6 +380,7 @@ describe('an incremental build after blueprints changed in content', () => {
     expect(run.status).toBe(0);
     expect(run.stderr).toContain('incremental: only 1 changed blueprint parsed');
     expect(run.stderr).toContain('parsed      content/agent-blueprints/access-auditor.kno');
+    expect(run.stderr).toMatch(/^ {2}project +\d+ ms {2}1 card$/m);
     edit(blueprint(root, 'access-auditor'), 'slug: access-auditor', 'slug: access-reviewer');
     const declined = runCli(['build', '--root', root, '--verbose']);
     expect(declined.stderr).toContain('incremental build declined (the $schema, slug or id of content/agent-blueprints/access-auditor.kno changed)');

@@ -268,7 +268,7 @@ export function compile(input: CompileInput): CompileResult {
   });
   requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...fleetLevel(SERVICE_CLASS_INDEX_PATH, () => stableJsonChunks(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
-  endPhase('project', `${published.length} cards, ${cardHits} from cache`);
+  endPhase('project', `${published.length} card${published.length === 1 ? '' : 's'}, ${cardHits} from cache`);
   // What projecting threw away (the fleet-level texts, written already) goes before the pages are rendered.
   if (requests.length >= LARGE_BUILD) releaseMemory();
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
@@ -291,7 +291,7 @@ export function compile(input: CompileInput): CompileResult {
   // What projecting and rendering threw away goes before planning holds every output and writes the manifest.
   if (requests.length >= LARGE_BUILD) releaseMemory();
   const outputs = planOutputs(requests, inputs, registry.digest, stageOutput);
-  endPhase('plan', `${outputs.length} outputs`);
+  endPhase('plan', `${outputs.length} output${outputs.length === 1 ? '' : 's'}`);
 
   return {
     diagnostics: [...diagnostics, ...applyRuleSeverities(suppressor.finish(complete ? undefined : COMPLETE_ONLY_CODES), config.rules)].sort(compareDiagnostics),

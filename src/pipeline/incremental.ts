@@ -324,7 +324,7 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
     phaseMs,
     sources: (file: string) => textOf.get(file) ?? readText(report.files[file]),
   };
-  endPhase('project', `${cards.size} cards`);
+  endPhase('project', `${cards.size} card${cards.size === 1 ? '' : 's'}`);
   if (failed) return { ...result, writtenOutputs: [], durationMs: performance.now() - started };
 
   // Publishing: the set of published agents must be the recorded one.
@@ -365,7 +365,7 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
       outputs = planChanges(state, entities, bindSymbols(entities).symbols, cards, targets, baseUrl, outDir);
     }
     if (typeof outputs === 'string') return declined(outputs);
-    endPhase('plan', `${outputs.rebuilt} outputs rebuilt`);
+    endPhase('plan', `${outputs.rebuilt} output${outputs.rebuilt === 1 ? '' : 's'} rebuilt`);
 
     // The outputs follow the output folder's own entry, sorted by path: each is found by bisection (else by a search of the column).
     const outSlot = index.paths.indexOf(outDir);
