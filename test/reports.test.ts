@@ -405,6 +405,7 @@ describe('suppressions', () => {
   it('reports a missing --baseline file instead of ignoring it', () => {
     const run = runCli(['check', '--root', happy, '--no-cache', '--baseline', 'nope.json']);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain('KNO6004');
+    expect(run.stderr).toContain('nope.json  error  KNO6004  The baseline file cannot be used: there is no such file.');
+    expect(run.stderr).toContain('hint: Check the path given to --baseline, or record today’s findings there with `knoc check --update-baseline` and the same --baseline.');
   });
 });

@@ -131,7 +131,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const missingBaseline = [
     ...configRead,
     ...(baselineRead && 'diagnostic' in baselineRead ? [baselineRead.diagnostic] : []),
-    ...(options.baseline !== undefined && baselineRead && 'missing' in baselineRead ? [createDiagnostic('KNO6004', { detail: 'it cannot be read (ENOENT)' }, { file: baselinePath })] : []),
+    ...(options.baseline !== undefined && baselineRead && 'missing' in baselineRead ? [createDiagnostic('KNO6004', { detail: 'there is no such file' }, { file: baselinePath, hint: 'Check the path given to --baseline, or record today’s findings there with `knoc check --update-baseline` and the same --baseline.' })] : []),
   ];
   const cacheDir = options.cacheDir === false ? undefined : safeCacheDir(root, path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR));
   const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
