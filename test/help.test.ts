@@ -20,6 +20,13 @@ describe('help and version (real processes)', () => {
     for (const command of commands) expect(run.stdout).toMatch(new RegExp(`^ {2}${command.name} +${command.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
   });
 
+  it('knoc init --help lists the files init writes with their descriptions in one column', () => {
+    const table = /builds as it is:\n\n((?: {2}.*\n)+)\n/.exec(runCli(['init', '--help']).stdout)?.[1];
+    const rows = table!.trimEnd().split('\n');
+    expect(rows.length).toBeGreaterThanOrEqual(7);
+    expect(new Set(rows.map((row) => /^ {2}\S+ {2,}/.exec(row)![0].length)).size).toBe(1);
+  });
+
   it.each([['--version'], ['-v']])('knoc %s prints the version and exits 0', (flag) => {
     const run = runCli([flag]);
     expect(run).toMatchObject({ status: 0, stdout: `${KNOC_VERSION}\n`, stderr: '' });

@@ -9,6 +9,12 @@ import { shellWord } from '../shell-word.js';
 import { EXIT, UsageError, printHelp, type Command } from '../command.js';
 import { checkPathArguments } from '../empty-paths.js';
 
+/** The files init writes, each with what it is for, the descriptions in one column whatever the example's names. */
+function table(rows: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...rows.map(([file]) => file.length)) + 2;
+  return rows.map(([file, what]) => `  ${file.padEnd(width)}${what}`).join('\n');
+}
+
 export const initCommand: Command = {
   name: 'init',
   summary: 'start a new repository: config, one agent and domain, CI workflow',
@@ -17,13 +23,15 @@ export const initCommand: Command = {
 Starts a knoc repository in DIR (default: the current folder; created when
 missing) that builds as it is:
 
-  knoc.config.yaml                                 build settings
-  content/perception-domains/${INIT_EXAMPLE.domain}.kno    an example domain
-  content/agent-blueprints/${INIT_EXAMPLE.agent}.kno  an agent that perceives it
-  .github/workflows/knoc.yml                       runs \`knoc check\` on every push and pull request
-  .gitignore                                       dist/ and node_modules/ (where the cache lives)
-  package.json                                     knoc as a dev dependency (kept when present)
-  ${DEFAULT_SCHEMA_DIR}/                                   JSON Schemas for your editor (\`knoc schema\`)
+${table([
+  ['knoc.config.yaml', 'build settings'],
+  [`content/perception-domains/${INIT_EXAMPLE.domain}.kno`, 'an example domain'],
+  [`content/agent-blueprints/${INIT_EXAMPLE.agent}.kno`, 'an agent that perceives it'],
+  ['.github/workflows/knoc.yml', 'runs `knoc check` on every push and pull request'],
+  ['.gitignore', 'dist/ and node_modules/ (where the cache lives)'],
+  ['package.json', 'knoc as a dev dependency (kept when present)'],
+  [`${DEFAULT_SCHEMA_DIR}/`, 'JSON Schemas for your editor (`knoc schema`)'],
+])}
 
 Other files in DIR are fine: an existing .gitignore gets the missing lines and
 an existing package.json is left alone. A folder that already has a
