@@ -194,6 +194,8 @@ describe('publishing and proving outputs', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('KNO5004  Output `index/agents.json` has sha256');
     expect(run.stderr).toContain('KNO5004  Output `extra.txt` is not listed in manifest.json');
+    // The summary names the folder as the findings name its files, from the root.
+    expect(run.stderr).toMatch(/\n2 problems in dist\/\n$/);
   });
 
   it('knoc verify reports its findings in every --format: a machine report on stdout moves the verdicts to stderr; report files never go into the folder verified', () => {

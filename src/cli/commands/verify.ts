@@ -95,7 +95,9 @@ async function runVerify(args: readonly string[]): Promise<number> {
     ...(result.outDir !== undefined ? [`${result.files} files match manifest.json`] : []),
     result.cards.some((c) => c.status === 'unchecked') ? `${plural(result.cards.length, 'card')}, signatures not checked (pass --key or --jwks)` : `${signed} of ${plural(result.cards.length, 'card')} with a valid signature`,
   ];
-  process.stderr.write(ok ? `${parts.join('; ')}\n` : paint.red(`${plural(result.diagnostics.length, 'problem')}${result.outDir !== undefined ? ` in ${result.outDir}` : ''}\n`));
+  // Named as the findings name its files: from the root.
+  const shownOut = result.outDir !== undefined ? path.relative(path.resolve(values.root ?? '.'), result.outDir).split(path.sep).join('/') || '.' : undefined;
+  process.stderr.write(ok ? `${parts.join('; ')}\n` : paint.red(`${plural(result.diagnostics.length, 'problem')}${shownOut !== undefined ? ` in ${shownOut}/` : ''}\n`));
   for (const message of unwritten) process.stderr.write(`${paint.red(message)}\n`);
   if (unwritten.length > 0) return EXIT.usage;
   return ok ? EXIT.ok : EXIT.findings;
