@@ -349,9 +349,19 @@ describe('knoc serve', () => {
 
   it('refuses, with exit 2, to serve a folder that holds no build, a bad port, and a port in use', async () => {
     const root = copyRepo(happyFixture);
-    const empty = runCli(['serve', path.join(root, 'dist')]);
+    const empty = runCli(['serve', path.join(root, 'content')]);
     expect(empty.status).toBe(2);
     expect(empty.stderr).toContain('holds no knoc build');
+    const unbuilt = runCli(['serve', '--root', root]);
+    expect(unbuilt.status).toBe(2);
+    expect(unbuilt.stderr).toContain('knoc: nothing to serve: `' + path.relative(process.cwd(), path.join(root, 'dist')) + '` holds no knoc build (no manifest.json); run `knoc build` first');
+    // A folder named that is not there, or a file, is not one a build would fill: said as it is.
+    const missing = runCli(['serve', 'dsit'], {}, root);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain("knoc: nothing to serve: `dsit` does not exist; name the output folder a build wrote, or leave it out to serve the build's own");
+    const file = runCli(['serve', 'knoc.config.yaml'], {}, root);
+    expect(file.status).toBe(2);
+    expect(file.stderr).toContain('knoc: nothing to serve: `knoc.config.yaml` is a file; name the output folder a build wrote (the one that holds manifest.json)');
     const port = runCli(['serve', '--port', '70000']);
     expect(port.status).toBe(2);
     expect(port.stderr).toContain('--port must be a whole number');

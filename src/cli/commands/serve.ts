@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readManifest } from '../../emit/read-manifest.js';
@@ -75,6 +76,10 @@ async function runServe(args: readonly string[]): Promise<number> {
   const paint = choosePaint(process.stderr, process.env);
 
   if (!values.watch && !(await readManifest(dir))) {
+    // A mistyped folder or a file named is said to be one: building first would not make it an output folder.
+    const kind = positionals[0] === undefined ? 'folder' : await stat(dir).then((info) => (info.isDirectory() ? 'folder' : 'other'), () => 'missing' as const);
+    if (kind === 'missing') throw new UsageError(`nothing to serve: \`${shownDir}\` does not exist; name the output folder a build wrote, or leave it out to serve the build's own`);
+    if (kind === 'other') throw new UsageError(`nothing to serve: \`${shownDir}\` is a file; name the output folder a build wrote (the one that holds manifest.json)`);
     throw new UsageError(`nothing to serve: \`${shownDir}\` holds no knoc build (no manifest.json); run \`knoc build\` first, or \`knoc serve --watch\``);
   }
   const stopping = listenForStop();
