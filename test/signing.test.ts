@@ -5,6 +5,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateAgentCardSignature, verifyAgentCardSignature } from '@a2a-js/sdk';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalCardPayload, emptyValuesSdksDrop } from '../src/sign/canonical-card.js';
@@ -330,6 +331,40 @@ describe('knoc verify', () => {
     const run = runCli(['verify', path.join(root, 'dist'), ...args()]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(code);
+  });
+
+  it('names every file in its findings from the root, in every report format, and refuses a report file over the key or a card it reads', () => {
+    const other = makeKey('ec');
+    const json = runCli(['verify', '--root', root, '--key', other.publicPem, '--format', 'json']);
+    expect(json.status).toBe(1);
+    const report = JSON.parse(json.stdout) as { diagnostics: { code: string; file: string }[] };
+    const schema = JSON.parse(readFileSync(path.join(repoRoot, 'docs', 'json-report.schema.json'), 'utf8')) as object;
+    const validate = new Ajv2020({ strict: true }).compile(schema);
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    expect(report.diagnostics.length).toBeGreaterThan(1);
+    expect(report.diagnostics.filter((d) => d.code !== 'KNO5010')).toEqual([]);
+    expect(report.diagnostics.map((d) => d.file)).toContain('dist/agents/market-pulse/.well-known/agent-card.json');
+    expect(report.diagnostics.every((d) => d.file.startsWith('dist/'))).toBe(true);
+
+    // Card files and a broken key file, named from --root, not from the folder the command runs in.
+    const cards = makeTempDir();
+    const unsigned = path.join(root, 'loose', 'unsigned.json');
+    mkdirSync(path.dirname(unsigned), { recursive: true });
+    writeFileSync(unsigned, JSON.stringify(withoutSignatures(JSON.parse(readFileSync(path.join(root, 'dist/agents/market-pulse/.well-known/agent-card.json'), 'utf8')) as Json)));
+    const github = runCli(['verify', '--root', root, unsigned, '--key', ec.publicPem, '-f', 'github'], {}, cards);
+    expect(github.status).toBe(1);
+    expect(github.stdout).toMatch(/^::error file=loose\/unsigned\.json,title=KNO5011 /m);
+    writeFileSync(path.join(root, 'loose', 'broken.pem'), 'nothing');
+    const broken = runCli(['verify', '--root', root, '--key', path.join(root, 'loose', 'broken.pem'), '-f', 'github']);
+    expect(broken.stdout).toMatch(/^::error file=loose\/broken\.pem,title=KNO5012 /m);
+
+    const overKey = runCli(['verify', unsigned, '--key', ec.publicPem, '--format', `json=${ec.publicPem}`]);
+    expect(overKey.status).toBe(2);
+    expect(overKey.stderr).toContain('the report would overwrite the public key');
+    const overCard = runCli(['verify', unsigned, '--format', `sarif=${unsigned}`]);
+    expect(overCard.status).toBe(2);
+    expect(overCard.stderr).toContain('the report would overwrite the card');
+    expect(readFileSync(ec.publicPem, 'utf8')).toContain('BEGIN PUBLIC KEY');
   });
 
   it('reports a card file that is not JSON as KNO5013, exit 1', () => {

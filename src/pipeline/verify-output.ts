@@ -53,29 +53,35 @@ export interface VerifyResult {
 export async function verifyOutput(options: VerifyOptions = {}): Promise<VerifyResult> {
   const root = path.resolve(options.root ?? '.');
   const diagnostics: Diagnostic[] = [];
-  const keys = await loadKeys(options, diagnostics);
+  const keys = await loadKeys(options, root, diagnostics);
   const targets = options.targets ?? [];
   // One target is a folder unless it names a JSON file: a missing folder is then reported as a missing manifest.
   const isFolder = targets.length === 0 || (targets.length === 1 && (await stat(path.resolve(targets[0]!)).then((s) => s.isDirectory(), () => !targets[0]!.endsWith('.json'))));
   let outDir: string | undefined;
   let files = 0;
-  let cardFiles: { label: string; file: string }[];
+  // `label` names a card in its verdict and messages (inside the output folder, or as given); `at`, in its findings, from the root.
+  let cardFiles: { label: string; file: string; at: string }[];
   if (isFolder) {
     outDir = targets[0] !== undefined ? path.resolve(targets[0]) : path.resolve(root, loadConfig(readConfigFile(root).source).config.out ?? 'dist');
     const outLabel = path.relative(root, outDir) || '.';
     const manifest = await verifyManifest(outDir, outLabel);
     diagnostics.push(...manifest.diagnostics);
     files = manifest.files;
-    cardFiles = (await listFiles(outDir).catch(() => [] as string[])).filter(isAgentCardPath).sort().map((p) => ({ label: p, file: path.join(outDir!, p) }));
+    cardFiles = (await listFiles(outDir).catch(() => [] as string[])).filter(isAgentCardPath).sort().map((p) => ({ label: p, file: path.join(outDir!, p), at: `${outLabel}/${p}` }));
   } else {
-    cardFiles = targets.map((t) => ({ label: t, file: path.resolve(t) }));
+    cardFiles = targets.map((t) => ({ label: t, file: path.resolve(t), at: fromRoot(root, path.resolve(t)) }));
   }
   const cards: CardReport[] = [];
-  for (const { label, file } of cardFiles) cards.push(await checkCard(label, file, keys, diagnostics, keys === undefined && (options.keyFile !== undefined || options.jwksFile !== undefined)));
+  for (const { label, file, at } of cardFiles) cards.push(await checkCard(label, file, at, keys, diagnostics, keys === undefined && (options.keyFile !== undefined || options.jwksFile !== undefined)));
   return { ...(outDir ? { outDir } : {}), files, cards, diagnostics };
 }
 
-async function checkCard(label: string, file: string, keys: VerificationKeys | undefined, diagnostics: Diagnostic[], keyBroken: boolean): Promise<CardReport> {
+/** A file's path from the root, with `/`, as every finding names its file. */
+function fromRoot(root: string, file: string): string {
+  return path.relative(root, file).split(path.sep).join('/') || '.';
+}
+
+async function checkCard(label: string, file: string, at: string, keys: VerificationKeys | undefined, diagnostics: Diagnostic[], keyBroken: boolean): Promise<CardReport> {
   let card: unknown;
   try {
     // A fleet card of a large fleet is big, but no card is bigger than the largest source knoc reads.
@@ -84,31 +90,32 @@ async function checkCard(label: string, file: string, keys: VerificationKeys | u
     card = JSON.parse(read.text);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    diagnostics.push(createDiagnostic('KNO5013', { path: label, detail }, { file: label }));
+    diagnostics.push(createDiagnostic('KNO5013', { path: label, detail }, { file: at }));
     return { path: label, status: 'unreadable', signatureCount: 0 };
   }
   const signatureCount = isRecord(card) && Array.isArray(card.signatures) ? card.signatures.length : 0;
   if (keys === undefined || keyBroken) return { path: label, status: 'unchecked', signatureCount };
   const verdict = await verifyCard(card, keys);
-  if (verdict.status === 'unsigned') diagnostics.push(createDiagnostic('KNO5011', { path: label }, { file: label, pointer: '/signatures' }));
+  if (verdict.status === 'unsigned') diagnostics.push(createDiagnostic('KNO5011', { path: label }, { file: at, pointer: '/signatures' }));
   if (verdict.status === 'invalid') {
-    for (const s of verdict.signatures) diagnostics.push(createDiagnostic('KNO5010', { index: String(s.index + 1), path: label, reason: s.reason ?? 'unknown' }, { file: label, pointer: `/signatures/${s.index}` }));
+    for (const s of verdict.signatures) diagnostics.push(createDiagnostic('KNO5010', { index: String(s.index + 1), path: label, reason: s.reason ?? 'unknown' }, { file: at, pointer: `/signatures/${s.index}` }));
   }
   return { path: label, status: verdict.status, signatureCount, verdict };
 }
 
-async function loadKeys(options: VerifyOptions, diagnostics: Diagnostic[]): Promise<VerificationKeys | undefined> {
+async function loadKeys(options: VerifyOptions, root: string, diagnostics: Diagnostic[]): Promise<VerificationKeys | undefined> {
   const file = options.keyFile ?? options.jwksFile;
   if (file === undefined) return undefined;
+  const at = { file: fromRoot(root, path.resolve(file)) };
   const read = readGivenFile(path.resolve(file), KEY_FILE_LIMIT);
   if ('error' in read) {
-    diagnostics.push(createDiagnostic('KNO5012', { file, detail: read.error }, { file }));
+    diagnostics.push(createDiagnostic('KNO5012', { file, detail: read.error }, at));
     return undefined;
   }
   const text = read.text;
   const keys = options.keyFile !== undefined ? readPublicKey(text) : readJwks(text);
   if (typeof keys === 'string') {
-    diagnostics.push(createDiagnostic('KNO5012', { file, detail: keys }, { file }));
+    diagnostics.push(createDiagnostic('KNO5012', { file, detail: keys }, at));
     return undefined;
   }
   return keys;

@@ -76,7 +76,13 @@ async function runVerify(args: readonly string[]): Promise<number> {
   if (formats.some((f) => f.path !== undefined)) {
     const places = await repositoryPlaces(values.root, undefined);
     const verified = positionals.length === 1 && !folder!.endsWith('.json') ? path.resolve(folder!) : places.outDir;
-    checkReportTargets(formats, { ...places, outDir: verified });
+    // Nor over what the run reads: the key, the JWK set, the cards named.
+    const key = values.key ?? values.jwks;
+    const inputs = [
+      ...(key !== undefined ? [{ file: key, what: values.key !== undefined ? 'public key' : 'JWK set', given: key }] : []),
+      ...positionals.filter((p) => p.endsWith('.json')).map((card) => ({ file: card, what: 'card', given: card })),
+    ];
+    checkReportTargets(formats, { ...places, outDir: verified, inputs });
   }
   const result = await verifyOutput({
     ...(values.root !== undefined ? { root: values.root } : {}),
@@ -95,9 +101,7 @@ async function runVerify(args: readonly string[]): Promise<number> {
     ...(result.outDir !== undefined ? [`${result.files} files match manifest.json`] : []),
     result.cards.some((c) => c.status === 'unchecked') ? `${plural(result.cards.length, 'card')}, signatures not checked (pass --key or --jwks)` : `${signed} of ${plural(result.cards.length, 'card')} with a valid signature`,
   ];
-  // Named as the findings name its files: from the root.
-  const shownOut = result.outDir !== undefined ? path.relative(path.resolve(values.root ?? '.'), result.outDir).split(path.sep).join('/') || '.' : undefined;
-  process.stderr.write(ok ? `${parts.join('; ')}\n` : paint.red(`${plural(result.diagnostics.length, 'problem')}${shownOut !== undefined ? ` in ${shownOut}/` : ''}\n`));
+  process.stderr.write(ok ? `${parts.join('; ')}\n` : paint.red(`${plural(result.diagnostics.length, 'problem')}${result.outDir !== undefined ? ` in ${shownFolder(path.resolve(values.root ?? '.'), result.outDir)}` : ''}\n`));
   for (const message of unwritten) process.stderr.write(`${paint.red(message)}\n`);
   if (unwritten.length > 0) return EXIT.usage;
   return ok ? EXIT.ok : EXIT.findings;
@@ -130,6 +134,12 @@ async function report(result: VerifyResult, formats: readonly FormatSpec[]): Pro
     process.stderr.write(await renderFormat('stylish', data, sources, choosePaint(process.stderr, process.env)));
   }
   return unwritten;
+}
+
+/** The output folder as build's summary names it: from the root when inside it, else in full. */
+function shownFolder(root: string, folder: string): string {
+  if (folder === root) return './';
+  return `${folder.startsWith(root + path.sep) ? folder.slice(root.length + 1).split(path.sep).join('/') : folder}/`;
 }
 
 function verdictLine(card: CardReport): string {
