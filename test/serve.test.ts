@@ -359,6 +359,10 @@ describe('knoc serve', () => {
     const missing = runCli(['serve', 'dsit'], {}, root);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain("knoc: nothing to serve: `dsit` does not exist; name the output folder a build wrote, or leave it out to serve the build's own");
+    // The build's own output folder, named before a build made it, is one `knoc build` fills.
+    const own = runCli(['serve', 'dist'], {}, root);
+    expect(own.status).toBe(2);
+    expect(own.stderr).toContain('knoc: nothing to serve: `dist` holds no knoc build (no manifest.json); run `knoc build` first');
     const file = runCli(['serve', 'knoc.config.yaml'], {}, root);
     expect(file.status).toBe(2);
     expect(file.stderr).toContain('knoc: nothing to serve: `knoc.config.yaml` is a file; name the output folder a build wrote (the one that holds manifest.json)');

@@ -77,7 +77,9 @@ async function runServe(args: readonly string[]): Promise<number> {
 
   if (!values.watch && !(await readManifest(dir))) {
     // A mistyped folder or a file named is said to be one: building first would not make it an output folder.
-    const kind = positionals[0] === undefined ? 'folder' : await stat(dir).then((info) => (info.isDirectory() ? 'folder' : 'other'), () => 'missing' as const);
+    // The build's own output folder named before any build is what `knoc build` makes.
+    const own = positionals[0] === undefined || dir === (await resolveOutDir(root, undefined));
+    const kind = own ? 'folder' : await stat(dir).then((info) => (info.isDirectory() ? 'folder' : 'other'), () => 'missing' as const);
     if (kind === 'missing') throw new UsageError(`nothing to serve: \`${shownDir}\` does not exist; name the output folder a build wrote, or leave it out to serve the build's own`);
     if (kind === 'other') throw new UsageError(`nothing to serve: \`${shownDir}\` is a file; name the output folder a build wrote (the one that holds manifest.json)`);
     throw new UsageError(`nothing to serve: \`${shownDir}\` holds no knoc build (no manifest.json); run \`knoc build\` first, or \`knoc serve --watch\``);
