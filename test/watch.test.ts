@@ -53,6 +53,9 @@ describe('knoc watch stopped by a signal', () => {
     expect(existsSync(lockOf(root))).toBe(false);
     const verify = runCli(['verify', '--root', root]);
     expect(verify.status, verify.stderr).toBe(0);
+    // The build finished after the signal is the last: its line does not promise more.
+    expect(watch.output()).toMatch(/^2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; \d+ changed\. Stopped watching\.$/m);
+    expect(watch.output()).not.toContain('Watching for changes');
   }, 30_000);
 });
 

@@ -102,13 +102,13 @@ async function runServe(args: readonly string[]): Promise<number> {
         onLockWait: (wait) => process.stderr.write(`${renderLockWait(wait)}\n`),
         onBuild: (result) => {
           if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
-          process.stderr.write(`${renderWatchSummary(result)}\n`);
+          process.stderr.write(`${renderWatchSummary(result, stopping.signal.aborted)}\n`);
           waiting = result.written ? undefined : `No build to serve yet: the last build found ${plural(result.errorCount, 'error')}, listed where \`knoc serve --watch\` runs. Fix ${result.errorCount === 1 ? 'it' : 'them'} and the site appears here.`;
         },
         onError: async (error) => {
           waiting = 'No build to serve yet: the last build stopped on an unexpected error, reported where `knoc serve --watch` runs.';
           await reportFailure(error);
-          process.stderr.write(`${renderWatchStopped()}\n`);
+          process.stderr.write(`${renderWatchStopped(stopping.signal.aborted)}\n`);
         },
       });
     } catch (error) {

@@ -66,12 +66,12 @@ async function runWatch(args: readonly string[]): Promise<number> {
       const shown = result.diagnostics;
       if (values.quiet && shown.length === 0) return;
       if (shown.length > 0) process.stderr.write(`${renderStylish(shown, (file) => result.sources.get(file), paint)}\n\n`);
-      process.stderr.write(`${renderWatchSummary(result)}\n`);
+      process.stderr.write(`${renderWatchSummary(result, stopping.signal.aborted)}\n`);
       if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs));
     },
     onError: async (error) => {
       await reportFailure(error);
-      process.stderr.write(`${renderWatchStopped()}\n`);
+      process.stderr.write(`${renderWatchStopped(stopping.signal.aborted)}\n`);
     },
   });
   await stopping.requested;

@@ -1,14 +1,20 @@
 import type { BuildResult } from '../../pipeline/build.js';
 import { plural } from '../command.js';
 
-/** The line a watcher (`knoc watch`, `knoc serve --watch`) prints after each build: what was found, how long it took, what changed. */
-export function renderWatchSummary(result: BuildResult): string {
+/** How a watcher's line ends: it watches on, or, asked to stop while that build ran, it does not. */
+const next = (stopping: boolean) => (stopping ? 'Stopped watching.' : 'Watching for changes...');
+
+/**
+ * The line a watcher (`knoc watch`, `knoc serve --watch`) prints after each build: what was found, how long it took,
+ * what changed; `stopping` once Ctrl-C or SIGTERM came while the build ran, as it is the last.
+ */
+export function renderWatchSummary(result: BuildResult, stopping = false): string {
   const what = result.written ? `${result.written.written.length} changed` : result.diagnostics.some((d) => d.code === 'KNO5025') ? 'partly published' : 'nothing written';
   const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
-  return `${counts} in ${Math.round(result.durationMs)} ms; ${what}. Watching for changes...`;
+  return `${counts} in ${Math.round(result.durationMs)} ms; ${what}. ${next(stopping)}`;
 }
 
 /** The line a watcher prints instead of the summary when a build stopped on an unexpected error (reported above it). */
-export function renderWatchStopped(): string {
-  return 'Build stopped. Watching for changes...';
+export function renderWatchStopped(stopping = false): string {
+  return `Build stopped. ${next(stopping)}`;
 }
