@@ -251,6 +251,21 @@ gamma
     expect(run.stdout).toContain('The sources do not build now, so nothing was compared');
   });
 
+  it('run in a folder that is not a repository (content/), stops with KNO1020 and exit 1, compiling nothing and writing nothing there', () => {
+    const root = makeGitRepo(BASE);
+    const inside = path.join(root, 'content');
+    const before = readdirSync(inside).sort();
+    const run = runCli(['diff', '--against', 'HEAD'], {}, inside);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('KNO1020  `.` holds neither a knoc.config.yaml nor a content/ folder');
+    expect(run.stderr).not.toContain('KNO4002');
+    expect(run.stdout).toContain('The sources do not build now, so nothing was compared');
+    const json = runCli(['diff', '--against', 'HEAD', '--format', 'json'], {}, inside);
+    expect(json.status).toBe(1);
+    expect(JSON.parse(json.stdout).diagnostics.map((d: { code: string }) => d.code)).toEqual(['KNO1020']);
+    expect(readdirSync(inside).sort()).toEqual(before);
+  });
+
   it('treats a renamed blueprint with the same id as one agent, moved', () => {
     const root = makeGitRepo(BASE);
     renameSync(path.join(root, 'content/agent-blueprints/beta.kno'), path.join(root, 'content/agent-blueprints/beta-two.kno'));
