@@ -132,6 +132,20 @@ describe('knoc import (real process)', () => {
     expect(runCli(['check', '--root', root, '--base-url', 'https://agents.example.org']).status).toBe(0);
   });
 
+  it('run inside a repository’s content/ (KNO1020), writes nothing, rather than nest a content/ among the sources past the slug check', () => {
+    const root = makeTempDir();
+    expect(runCli(['import', V03_SAMPLE, '--root', root]).status).toBe(0);
+    const inside = path.join(root, 'content/agent-blueprints');
+    for (const args of [[], ['--format', 'json']]) {
+      const run = runCli(['import', V03_SAMPLE, ...args], {}, inside);
+      expect(run.status).toBe(1);
+      expect(args.length === 0 ? run.stderr : JSON.parse(run.stdout).diagnostics[0].message).toContain('`.` holds neither a knoc.config.yaml nor a content/ folder, expected the root of a knoc repository');
+    }
+    expect(runCli(['import', V03_SAMPLE, '--root', path.join(root, 'content')]).stderr).toContain(`KNO1020  \`${path.join(root, 'content')}\` holds neither`);
+    expect(readdirSync(inside)).toEqual(['geospatial-route-planner-agent.kno']);
+    expect(readdirSync(path.join(root, 'content'))).toEqual(['agent-blueprints']);
+  });
+
   it('imports cards carrying knoc’s own extensions, misfitting or repeated, and a knoc fleet card into blueprints that build', () => {
     const root = makeTempDir();
     const cards = ['KNO7018-fleet-card', 'KNO7018-settlement-unknown-skill', 'KNO7023-duplicate-extension-uri'].map((name) => path.join(IMPORT_FIXTURES, name, 'card.json'));

@@ -17,3 +17,16 @@ export const MISNAMED_CONFIG_FILES = ['knoc.config.yml', 'knoc.config.json', 'kn
 export function isRepository(root: string): boolean {
   return [CONFIG_FILE, ...MISNAMED_CONFIG_FILES, 'content'].some((name) => existsSync(path.join(root, name)));
 }
+
+/**
+ * The repository whose content/ folder holds `dir` (at any depth, or content/ itself), when `dir` is not a
+ * repository of its own; undefined otherwise. Run there, a command that makes content/ would nest a second one
+ * inside the sources.
+ */
+export function enclosingRepository(dir: string): string | undefined {
+  if (isRepository(dir)) return undefined;
+  for (let at = dir, parent = path.dirname(at); parent !== at; at = parent, parent = path.dirname(at)) {
+    if (path.basename(at) === 'content' && isRepository(parent)) return parent;
+  }
+  return undefined;
+}

@@ -149,7 +149,7 @@ export const catalogue = {
     severity: 'error',
     message: '`{path}` holds neither a knoc.config.yaml nor a content/ folder, expected the root of a knoc repository.',
     hint: 'Run knoc in the repository’s root folder or pass `--root DIR`; `knoc init` starts a new repository.',
-    explanation: 'A build reads content/**/*.kno and knoc.config.yaml under its root. A folder with neither (a mistyped `--root`, or a subfolder of a repository such as content/agent-blueprints/) would build an empty fleet from nothing, so `knoc build`, `knoc check`, `knoc watch` and `knoc serve --watch` stop there, write nothing and make no cache folder. `knoc domains`, `knoc agents` and `knoc diff` stop there too, rather than answer for or compare an empty fleet, and so does `knoc schema`, rather than write schemas that offer no domain where no editor reads them.',
+    explanation: 'A build reads content/**/*.kno and knoc.config.yaml under its root. A folder with neither (a mistyped `--root`, or a subfolder of a repository such as content/agent-blueprints/) would build an empty fleet from nothing, so `knoc build`, `knoc check`, `knoc watch` and `knoc serve --watch` stop there, write nothing and make no cache folder. `knoc domains`, `knoc agents` and `knoc diff` stop there too, rather than answer for or compare an empty fleet, and so does `knoc schema`, rather than write schemas that offer no domain where no editor reads them. `knoc import` stops in a folder inside a repository’s content/, where it would nest a second content/ among the sources.',
   },
   KNO1021: {
     title: 'Carriage return without line feed',

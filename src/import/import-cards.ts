@@ -7,6 +7,7 @@ import { createDiagnostic } from '../diagnostics/create.js';
 import { writeNewFile } from '../emit/write-new-file.js';
 import { findLinks } from '../emit/find-links.js';
 import { configuredLimits, readConfigFile } from '../config/read-config.js';
+import { enclosingRepository } from '../config/config-names.js';
 import { IMPORT_OUT_HINT, importOutProblem } from './import-out.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { findAgentSlugs } from './existing-slugs.js';
@@ -62,6 +63,12 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
   const newId = options.newId ?? monotonicFactory();
   const result: ImportResult = { written: [], diagnostics: [], sources: new Map() };
   const shownOut = (path.relative(root, outDir) || '.').split(path.sep).join('/');
+  // Inside a repository's content/ (run from content/agent-blueprints/, say): the blueprints would land in a content/
+  // nested among the sources, past the check of the repository's own slugs.
+  if (enclosingRepository(root) !== undefined) {
+    result.diagnostics.push(createDiagnostic('KNO1020', { path: options.root ?? '.' }));
+    return result;
+  }
   const misplaced = importOutProblem(root, outDir);
   if (misplaced !== undefined) {
     result.diagnostics.push(createDiagnostic('KNO7024', { out: shownOut, reason: misplaced }, { hint: IMPORT_OUT_HINT }));
