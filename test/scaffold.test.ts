@@ -124,6 +124,23 @@ describe('knoc init (real processes in temp folders)', () => {
     expect(snapshotTree(dir)).toEqual(before);
   });
 
+  it('refuses a folder inside another repository’s content/ (KNO8004, exit 1), writing nothing among its sources', () => {
+    const root = makeTempDir();
+    expect(runCli(['init', root]).status).toBe(0);
+    const before = snapshotTree(root);
+    for (const [cwd, args, shown] of [
+      [path.join(root, 'content/agent-blueprints'), [], '../..'],
+      [path.join(root, 'content'), ['new-repo'], '../..'],
+    ] as const) {
+      const run = runCli(['init', ...args], {}, cwd);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`KNO8004  \`${shown}\` already holds a knoc repository whose content/ this folder is in, so \`knoc init\` wrote nothing.`);
+      expect(run.stderr).toContain('knoc init wrote nothing');
+    }
+    expect(snapshotTree(root)).toEqual(before);
+    expect(runCli(['check', '--root', root]).status).toBe(0);
+  });
+
   it('refuses a .gitignore that is a symbolic link (KNO8006, exit 1), leaving the file it points to alone', () => {
     const parent = makeTempDir();
     const dir = path.join(parent, 'repo');

@@ -848,7 +848,7 @@ export const catalogue = {
     severity: 'error',
     message: '`{path}` already holds {what}, so `knoc init` wrote nothing.',
     hint: 'Add agents and domains with `knoc new agent <slug>` and `knoc new domain <slug>` instead, or run `knoc init` in an empty folder.',
-    explanation: '`knoc init` starts a new repository. In a folder that already has blueprints or a knoc.config.yaml it stops before writing, so an existing repository is never mixed with the example files.',
+    explanation: '`knoc init` starts a new repository. In a folder that already has blueprints or a knoc.config.yaml it stops before writing, so an existing repository is never mixed with the example files; so it does in a folder inside another repository’s content/, where every file it writes would become one of that repository’s sources.',
   },
   KNO8005: {
     title: 'Not a knoc repository',

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { globby } from 'globby';
 import { monotonicFactory } from 'ulid';
 import { CONFIG_FILE } from '../config/load-config.js';
+import { enclosingRepository } from '../config/config-names.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { CONFIG_SCHEMA_FILE, DEFAULT_SCHEMA_DIR } from '../editor/editor-schemas.js';
@@ -70,6 +71,12 @@ export async function initRepo(options: InitOptions): Promise<InitResult> {
   const existingKno = await globby('content/**/*.kno', { cwd: dir, onlyFiles: true, followSymbolicLinks: false }).catch(() => []);
   if (!behindLink(CONFIG_FILE) && (await exists(path.join(dir, CONFIG_FILE)))) diagnostics.push(createDiagnostic('KNO8004', { path: CONFIG_FILE, what: 'a knoc configuration' }, { file: CONFIG_FILE }));
   if (existingKno.length > 0) diagnostics.push(createDiagnostic('KNO8004', { path: 'content/', what: `${existingKno.length} .kno file${existingKno.length === 1 ? '' : 's'}` }, { file: 'content' }));
+  // Inside another repository's content/, every file would become one of its sources, and a blueprint of the wrong kind or slug.
+  const enclosing = enclosingRepository(dir);
+  if (enclosing !== undefined) {
+    const shown = path.relative(dir, enclosing).split(path.sep).join('/');
+    diagnostics.push(createDiagnostic('KNO8004', { path: shown, what: 'a knoc repository whose content/ this folder is in' }, { file: shown, hint: 'Run `knoc init` outside that repository’s content/ folder, or add agents and domains to it with `knoc new agent <slug>` and `knoc new domain <slug>`.' }));
+  }
   const refusedRepository = diagnostics.some((d) => d.code === 'KNO8004');
   for (const file of files) {
     if ((file.path === CONFIG_FILE && refusedRepository) || behindLink(file.path)) continue;

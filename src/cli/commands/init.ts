@@ -35,8 +35,9 @@ ${table([
 
 Other files in DIR are fine: an existing .gitignore gets the missing lines and
 an existing package.json is left alone. A folder that already has a
-knoc.config.yaml or .kno files under content/, or any file init would create,
-is refused and nothing is written: init never overwrites. So is one where a
+knoc.config.yaml or .kno files under content/, a folder inside another
+repository's content/, or any file init would create, is refused and nothing
+is written: init never overwrites. So is one where a
 file init would write (.gitignore too), or a folder on the way to one, is a
 symbolic link: init never writes through a link.
 
