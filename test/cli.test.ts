@@ -105,6 +105,9 @@ describe('knoc CLI (real process)', () => {
   it.each([
     [['frobnicate'], /unknown command `frobnicate`/],
     [['help', 'frobnicate'], /unknown command `frobnicate`\nRun `knoc --help` for usage/],
+    // An option before the command is an option, and said where it goes.
+    [['--quiet', 'build'], /^knoc: unknown option `--quiet` before the command; options go after it \(`knoc build --quiet`\)\nRun `knoc --help` for usage\.\n$/],
+    [['--verbose'], /^knoc: unknown option `--verbose` before the command; options go after it \(`knoc <command> --verbose`\)\n/],
     [['--version', '--bogus'], /unexpected argument `--bogus` after --version/],
     [['build', '--no-such-flag'], /^knoc: unknown option `--no-such-flag`\nRun `knoc build --help` for usage\.\n$/],
     [['check', '--format'], /^knoc: option `--format` needs a value\nRun `knoc check --help` for usage\.\n$/],

@@ -71,6 +71,11 @@ async function run(argv: readonly string[], running: { command?: string }): Prom
     process.stdout.write(`${KNOC_VERSION}\n`);
     return EXIT.ok;
   }
+  // An option before the command (`knoc --quiet build`): said to be an option, and where it goes.
+  if (name.startsWith('-')) {
+    const next = rest[0] !== undefined && !rest[0].startsWith('-') ? await commandNamed(rest[0]) : undefined;
+    throw new UsageError(`unknown option \`${name}\` before the command; options go after it (\`knoc ${next?.name ?? '<command>'} ${name}\`)`);
+  }
   const command = await commandNamed(name);
   if (!command) throw new UsageError(`unknown command \`${name}\``);
   running.command = command.name;
