@@ -291,6 +291,9 @@ describe('knoc CLI (real process)', () => {
     expect(explain.status).toBe(0);
     expect(explain.stdout.match(/^KNO\d{4}(?=: )/gm)).toEqual(['KNO3002', 'KNO3001']);
     expect(explain.stdout).toBe(`${runCli(['explain', 'KNO3002']).stdout}\n${runCli(['explain', 'KNO3001']).stdout}`);
+    // A code named twice, in any case, is explained once, where it is first named.
+    const twice = runCli(['explain', 'kno3001', 'KNO3002', 'KNO3001']);
+    expect(twice.stdout.match(/^KNO\d{4}(?=: )/gm)).toEqual(['KNO3001', 'KNO3002']);
   });
 
   it('explains a code with its message and fix, showing what each finding fills in as <name>', () => {

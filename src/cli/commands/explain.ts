@@ -32,8 +32,10 @@ function runExplain(args: readonly string[]): number {
     if (!entry) throw new UsageError(`unknown diagnostic code \`${given}\`; run \`knoc explain\` for the list`);
     return { code, entry };
   });
+  // A code named twice (`KNO3001 kno3001`) is explained once, where it is first named.
+  const unique = entries.filter(({ code }, index) => entries.findIndex((e) => e.code === code) === index);
   // The message and fix are templates: what each finding fills in is shown as <name>.
-  const texts = entries.map(({ code, entry }) => `${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n\nMessage: ${showPlaceholders(entry.message)}\n${entry.hint ? `Fix: ${showPlaceholders(entry.hint)}\n` : ''}`);
+  const texts = unique.map(({ code, entry }) => `${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n\nMessage: ${showPlaceholders(entry.message)}\n${entry.hint ? `Fix: ${showPlaceholders(entry.hint)}\n` : ''}`);
   process.stdout.write(texts.join('\n'));
   return EXIT.ok;
 }
