@@ -399,7 +399,9 @@ describe('knoc new (real processes in temp folders)', () => {
   });
 
   it.each([
-    ['Drift_Sentinel', 'it has uppercase letters', 'Try `knoc new agent drift-sentinel`.'],
+    ['DriftSentinel', 'it has uppercase letters', 'Try `knoc new agent drift-sentinel`.'],
+    ['Drift_Sentinel', 'it has uppercase letters, and characters other than letters, digits and hyphens', 'Try `knoc new agent drift-sentinel`.'],
+    ['Foo Bar', 'it has uppercase letters, and characters other than letters, digits and hyphens', 'Try `knoc new agent foo-bar`.'],
     ['drift--sentinel', 'it has two hyphens in a row', 'Try `knoc new agent drift-sentinel`.'],
     ['drift-', 'it starts or ends with a hyphen', 'Try `knoc new agent drift`.'],
     ['drift.kno', 'it ends in `.kno`; give the slug alone', 'Try `knoc new agent drift`.'],

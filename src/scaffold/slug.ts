@@ -10,7 +10,7 @@ export function slugProblem(slug: string): string | undefined {
   if (isSafeSlug(slug as string | undefined)) return undefined;
   if (slug === '') return 'it is empty';
   if (slug.length > 64) return `it is ${slug.length} characters long`;
-  if (/[A-Z]/.test(slug)) return 'it has uppercase letters';
+  if (/[A-Z]/.test(slug)) return /[^A-Za-z0-9-]/.test(slug) ? 'it has uppercase letters, and characters other than letters, digits and hyphens' : 'it has uppercase letters';
   if (/^-|-$/.test(slug)) return 'it starts or ends with a hyphen';
   if (/--/.test(slug)) return 'it has two hyphens in a row';
   if (/\.kno$/.test(slug)) return 'it ends in `.kno`; give the slug alone';
