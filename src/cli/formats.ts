@@ -1,4 +1,6 @@
 import type { Paint } from './render/code-frame.js';
+import { choosePaint } from './paint.js';
+import { writeReportFile } from './written-paths.js';
 import type { Report } from './render/report.js';
 import type { SourceLookup } from './render/stylish.js';
 
@@ -47,4 +49,28 @@ export async function renderFormat(name: FormatName, report: Report, sources: So
     case 'junit':
       return (await import('./render/junit.js')).renderJunit(report);
   }
+}
+
+/**
+ * Prints and writes the reports of one run: stylish to stderr, any other
+ * format to stdout, and each given a file to that file. When a file could not
+ * be written, the findings still reach the terminal (as stylish, unless a
+ * stylish report already went there). Returns what could not be written, in
+ * words, for the caller to say after its summary before it exits 2.
+ */
+export async function emitReports(formats: readonly FormatSpec[], data: Report, sources: SourceLookup): Promise<string[]> {
+  const unwritten: string[] = [];
+  for (const format of formats) {
+    if (format.path === undefined) {
+      const stream = format.name === 'stylish' ? process.stderr : process.stdout;
+      stream.write(await renderFormat(format.name, data, sources, choosePaint(stream, process.env)));
+    } else {
+      const failure = await writeReportFile({ name: format.name, path: format.path }, () => renderFormat(format.name, data, sources, choosePaint(undefined, {})));
+      if (failure) unwritten.push(failure);
+    }
+  }
+  if (unwritten.length > 0 && !formats.some((f) => f.name === 'stylish' && f.path === undefined)) {
+    process.stderr.write(await renderFormat('stylish', data, sources, choosePaint(process.stderr, process.env)));
+  }
+  return unwritten;
 }

@@ -10,13 +10,13 @@ import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
 import { renderLockWait } from '../render/lock-wait.js';
 import { createProgressBar, progressAllowed, renderPhaseTimings } from '../progress.js';
-import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
+import { emitReports, parseFormatSpecs, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
 import { joinNegativeValues } from '../negative-values.js';
-import { checkCacheDir, checkReportTargets, dedupeReports, repositoryPlaces, writeReportFile } from '../written-paths.js';
+import { checkCacheDir, checkReportTargets, dedupeReports, repositoryPlaces } from '../written-paths.js';
 
 /** The reporting, gating and cache options `build` and `check` share. */
 export const COMMON_OPTIONS = `  --root DIR              repository to compile (default: current directory)
@@ -297,20 +297,7 @@ async function report(result: Reported, command: 'build' | 'check', formats: rea
     ...(options.maxWarnings !== undefined ? { maxWarnings: options.maxWarnings } : {}),
   };
   const sources = (file: string) => result.sources(file);
-  const unwritten: string[] = [];
-  for (const format of formats) {
-    if (format.path === undefined) {
-      const stream = format.name === 'stylish' ? process.stderr : process.stdout;
-      stream.write(await renderFormat(format.name, data, sources, choosePaint(stream, process.env)));
-    } else {
-      // The findings still reach the terminal, and the summary says what happened; the run then exits 2.
-      const failure = await writeReportFile({ name: format.name, path: format.path }, () => renderFormat(format.name, data, sources, choosePaint(undefined, {})));
-      if (failure) unwritten.push(failure);
-    }
-  }
-  if (unwritten.length > 0 && !formats.some((f) => f.name === 'stylish' && f.path === undefined)) {
-    process.stderr.write(await renderFormat('stylish', data, sources, choosePaint(process.stderr, process.env)));
-  }
+  const unwritten = await emitReports(formats, data, sources);
   const paint = choosePaint(process.stderr, process.env);
   const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
   const suppressed = result.suppressed > 0 ? ` (${result.suppressed} suppressed)` : '';

@@ -4,11 +4,11 @@ import { parseArgs } from 'node:util';
 import { verifyOutput, type CardReport, type VerifyResult } from '../../pipeline/verify-output.js';
 import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
-import { parseFormatSpecs, renderFormat, type FormatSpec } from '../formats.js';
+import { emitReports, parseFormatSpecs, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
-import { checkReportTargets, dedupeReports, repositoryPlaces, writeReportFile } from '../written-paths.js';
+import { checkReportTargets, dedupeReports, repositoryPlaces } from '../written-paths.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
@@ -119,21 +119,7 @@ async function report(result: VerifyResult, formats: readonly FormatSpec[]): Pro
   };
   // Verify reads JSON files and keys, not sources: its findings have no code frames.
   const sources = () => undefined;
-  const unwritten: string[] = [];
-  for (const format of formats) {
-    if (format.path === undefined) {
-      const stream = format.name === 'stylish' ? process.stderr : process.stdout;
-      stream.write(await renderFormat(format.name, data, sources, choosePaint(stream, process.env)));
-    } else {
-      const failure = await writeReportFile({ name: format.name, path: format.path }, () => renderFormat(format.name, data, sources, choosePaint(undefined, {})));
-      if (failure) unwritten.push(failure);
-    }
-  }
-  // The findings reach the terminal when the only report asked for could not be written.
-  if (unwritten.length > 0 && !formats.some((f) => f.name === 'stylish' && f.path === undefined)) {
-    process.stderr.write(await renderFormat('stylish', data, sources, choosePaint(process.stderr, process.env)));
-  }
-  return unwritten;
+  return emitReports(formats, data, sources);
 }
 
 /** The output folder as build's summary names it: from the root when inside it, else in full. */
