@@ -1,6 +1,7 @@
 import type { Paint } from './render/code-frame.js';
 import { choosePaint } from './paint.js';
-import { writeReportFile } from './written-paths.js';
+import { dedupeReports, writeReportFile } from './written-paths.js';
+import { UsageError } from './command.js';
 import type { Report } from './render/report.js';
 import type { SourceLookup } from './render/stylish.js';
 
@@ -25,6 +26,22 @@ export function parseFormatSpecs(values: readonly string[] | undefined): FormatS
     if (path === '') throw new Error(`--format ${name}= needs a file path after \`=\``);
     return path === undefined ? { name: name as FormatName } : { name: name as FormatName, path };
   });
+}
+
+/**
+ * The reports a run's `--format` values ask for, each once; an unknown format,
+ * a format without its file after `=`, or more than one report for stdout is a
+ * usage error.
+ */
+export function reportFormats(values: readonly string[] | undefined): FormatSpec[] {
+  let formats: FormatSpec[];
+  try {
+    formats = dedupeReports(parseFormatSpecs(values));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (formats.filter((f) => f.path === undefined && f.name !== 'stylish').length > 1) throw new UsageError('only one report can go to stdout; send the others to files with --format NAME=FILE');
+  return formats;
 }
 
 /**

@@ -10,13 +10,13 @@ import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
 import { renderLockWait } from '../render/lock-wait.js';
 import { createProgressBar, progressAllowed, renderPhaseTimings } from '../progress.js';
-import { emitReports, parseFormatSpecs, type FormatSpec } from '../formats.js';
+import { emitReports, reportFormats, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
 import { joinNegativeValues } from '../negative-values.js';
-import { checkCacheDir, checkReportTargets, dedupeReports, repositoryPlaces } from '../written-paths.js';
+import { checkCacheDir, checkReportTargets, repositoryPlaces } from '../written-paths.js';
 
 /** The reporting, gating and cache options `build` and `check` share. */
 export const COMMON_OPTIONS = `  --root DIR              repository to compile (default: current directory)
@@ -135,13 +135,7 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\``);
   checkPathOptions(values, { root: 'a folder', out: 'a folder', baseline: 'a file', 'cache-dir': 'a folder' });
-  let formats: FormatSpec[];
-  try {
-    formats = dedupeReports(parseFormatSpecs(values.format));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (formats.filter((f) => f.path === undefined && f.name !== 'stylish').length > 1) throw new UsageError('only one report can go to stdout; send the others to files with --format NAME=FILE');
+  const formats = reportFormats(values.format);
   checkBaseUrlOption(values['base-url']);
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   const failSeverity = values['fail-severity'] ?? 'error';

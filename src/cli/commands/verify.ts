@@ -4,11 +4,11 @@ import { parseArgs } from 'node:util';
 import { verifyOutput, type CardReport, type VerifyResult } from '../../pipeline/verify-output.js';
 import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
-import { emitReports, parseFormatSpecs, type FormatSpec } from '../formats.js';
+import { emitReports, reportFormats, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
-import { checkReportTargets, dedupeReports, repositoryPlaces } from '../written-paths.js';
+import { checkReportTargets, repositoryPlaces } from '../written-paths.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
@@ -65,13 +65,7 @@ async function runVerify(args: readonly string[]): Promise<number> {
   // A folder named that is not there is a mistyped argument, not a build with its manifest missing.
   const [folder] = positionals;
   if (positionals.length === 1 && !folder!.endsWith('.json') && !existsSync(folder!)) throw new UsageError(`\`${folder}\` does not exist; give the output folder a build wrote (the one that holds manifest.json), or card files`);
-  let formats: FormatSpec[];
-  try {
-    formats = dedupeReports(parseFormatSpecs(values.format));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (formats.filter((f) => f.path === undefined && f.name !== 'stylish').length > 1) throw new UsageError('only one report can go to stdout; send the others to files with --format NAME=FILE');
+  const formats = reportFormats(values.format);
   // A report written into the folder verified would be a file its manifest does not list.
   if (formats.some((f) => f.path !== undefined)) {
     const places = await repositoryPlaces(values.root, undefined);
