@@ -103,7 +103,23 @@ describe('knoc CLI (real process)', () => {
   });
 
   it.each([
-    [['frobnicate'], /unknown command `frobnicate`/],
+    [['frobnicate'], /^knoc: unknown command `frobnicate`\nRun `knoc --help` for usage\.\n$/],
+    // A slip of the keyboard is answered, on a hint line, with the one name it is close to.
+    [['biuld'], /^knoc: unknown command `biuld`\n {2}hint: Did you mean `build`\?\nRun `knoc --help` for usage\.\n$/],
+    [['help', 'chekc'], /^knoc: unknown command `chekc`\n {2}hint: Did you mean `check`\?\nRun `knoc --help` for usage\.\n$/],
+    [['Domains'], /hint: Did you mean `domains`\?/],
+    [['verify-manfest'], /hint: Did you mean `verify-manifest`\?/],
+    [['build', '--qiet'], /^knoc: unknown option `--qiet`\n {2}hint: Did you mean `--quiet`\?\nRun `knoc build --help` for usage\.\n$/],
+    [['check', '--formt', 'json'], /^knoc: unknown option `--formt`\n {2}hint: Did you mean `--format`\?\nRun `knoc check --help` for usage\.\n$/],
+    [['build', '--formt=json'], /^knoc: unknown option `--formt`\n {2}hint: Did you mean `--format`\?\n/],
+    [['serve', '--hots', '0.0.0.0'], /hint: Did you mean `--host`\?/],
+    [['build', '--hlep'], /hint: Did you mean `--help`\?/],
+    // `--rout` is one edit from both `--out` and `--root`; a short option is too short to guess from.
+    [['build', '--rout', 'x'], /^knoc: unknown option `--rout`\nRun `knoc build --help` for usage\.\n$/],
+    [['build', '-x'], /^knoc: unknown option `-x`\nRun `knoc build --help` for usage\.\n$/],
+    // An option another command takes, as written: which one.
+    [['watch', '--update-baseline'], /^knoc: unknown option `--update-baseline`\n {2}hint: `--update-baseline` is an option of `knoc build` and `knoc check`\.\nRun `knoc watch --help` for usage\.\n$/],
+    [['verify', '--sign-key', 'key.pem'], /hint: `--sign-key` is an option of `knoc build`\.\n/],
     [['help', 'frobnicate'], /unknown command `frobnicate`\nRun `knoc --help` for usage/],
     // An option before the command is an option, and said where it goes.
     [['--quiet', 'build'], /^knoc: unknown option `--quiet` before the command; options go after it \(`knoc build --quiet`\)\nRun `knoc --help` for usage\.\n$/],
@@ -125,7 +141,7 @@ describe('knoc CLI (real process)', () => {
     [['diff', '--against', 'HEAD', '--base-url', 'http://agents.example.org'], /plain `http:` to another machine/],
     [['explain', 'KNO0000'], /unknown diagnostic code/],
     [['explain', 'KNO3001', '--bogus'], /^knoc: unknown option `--bogus`\nRun `knoc explain --help` for usage\.\n$/],
-    [['explain', '--format', 'json'], /^knoc: unknown option `--format`\nRun `knoc explain --help` for usage\.\n$/],
+    [['explain', '--format', 'json'], /^knoc: unknown option `--format`\n {2}hint: `--format` is an option of `knoc build`, `knoc check`, `knoc verify`, `knoc import` and `knoc diff`\.\nRun `knoc explain --help` for usage\.\n$/],
     [['explain', 'KNO3001', 'KNO0000'], /unknown diagnostic code `KNO0000`/],
   ])('exits 2 on the usage error %j', (args, message) => {
     const run = runCli(args);

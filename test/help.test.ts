@@ -20,6 +20,15 @@ describe('help and version (real processes)', () => {
     for (const command of commands) expect(run.stdout).toMatch(new RegExp(`^ {2}${command.name} +${command.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
   });
 
+  // A mistyped option is held against these tables, and another command's option named from them: they must be what the help says.
+  it.each(commands.map((command) => [command.name]))('knoc %s takes the options its help names, and its help names them', (name) => {
+    const command = commands.find((c) => c.name === name)!;
+    const named = new Set([...command.help.matchAll(/--([a-z][a-z-]*)/g)].map((m) => m[1]));
+    // Every command takes --help; `knoc new` takes --domain as the singular of --domains.
+    const unnamed = new Set(['help', ...(name === 'new' ? ['domain'] : [])]);
+    expect(Object.keys(command.options).filter((option) => !unnamed.has(option)).sort()).toEqual([...named].sort());
+  });
+
   it('knoc init --help lists the files init writes with their descriptions in one column', () => {
     const table = /builds as it is:\n\n((?: {2}.*\n)+)\n/.exec(runCli(['init', '--help']).stdout)?.[1];
     const rows = table!.trimEnd().split('\n');

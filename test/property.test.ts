@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import canonicalize from 'canonicalize';
 import { canonicalJson, digestOf } from '../src/model/digest.js';
 import { parseFile } from '../src/parse/parse-file.js';
-import { suggestClosest } from '../src/diagnostics/suggest.js';
+import { editDistance, suggestClosest, suggestOnly } from '../src/diagnostics/suggest.js';
 
 const source = (text: string) => ({ path: 'content/x.kno', absolutePath: '/x.kno', text, sha256: '', origin: 'content' as const });
 
@@ -49,6 +49,31 @@ describe('properties', () => {
           expect(candidates).toContain(suggestion);
           expect(suggestion).not.toBe(word);
         }
+      }),
+    );
+  });
+
+  it('suggestOnly answers only with a candidate closer than every other, the one suggestClosest picks', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12 }), fc.array(fc.string({ maxLength: 12 }), { maxLength: 8 }), (word, candidates) => {
+        const only = suggestOnly(word, candidates);
+        if (only === undefined) return;
+        expect(only).toBe(suggestClosest(word, candidates.filter((c) => c !== word)));
+        const distance = editDistance(word.toLowerCase(), only.toLowerCase());
+        for (const other of candidates) if (other !== only && other !== word) expect(editDistance(word.toLowerCase(), other.toLowerCase())).toBeGreaterThan(distance);
+      }),
+    );
+  });
+
+  it('suggestOnly finds a name again with two of its neighbours swapped, among names far from it', () => {
+    const name = fc.stringMatching(/^[a-z][a-z-]{3,14}$/);
+    fc.assert(
+      fc.property(name, fc.nat(), fc.array(name, { maxLength: 8 }), (target, at, others) => {
+        const i = at % (target.length - 1);
+        const typo = target.slice(0, i) + target[i + 1] + target[i] + target.slice(i + 2);
+        fc.pre(typo !== target);
+        const far = others.filter((o) => editDistance(typo, o) > 2);
+        expect(suggestOnly(typo, [...far, target])).toBe(target);
       }),
     );
   });

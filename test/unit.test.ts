@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { editDistance, formatChoices, suggestClosest } from '../src/diagnostics/suggest.js';
+import { editDistance, formatChoices, suggestClosest, suggestOnly } from '../src/diagnostics/suggest.js';
 import { formatTemplate } from '../src/diagnostics/create.js';
 import { formatBytesOver } from '../src/model/format-bytes.js';
 import { camelCase, camelKeys } from '../src/project/camel-case.js';
@@ -59,7 +59,37 @@ describe('suggestClosest', () => {
     ['kitten', 'sitting', 3],
     ['', 'abc', 3],
     ['same', 'same', 0],
+    // Two neighbours swapped are one edit, not two.
+    ['biuld', 'build', 1],
+    ['ab', 'ba', 1],
+    ['qiet', 'quiet', 1],
+    ['rout', 'root', 1],
+    ['rout', 'out', 1],
   ])('editDistance(%s, %s) = %i', (a, b, d) => expect(editDistance(a, b)).toBe(d));
+
+  it('editDistance stops past its limit, saying only that it is past', () => {
+    expect(editDistance('frobnicate', 'build', 2)).toBe(3);
+    expect(editDistance('biuld', 'build', 2)).toBe(1);
+  });
+});
+
+describe('suggestOnly', () => {
+  it.each([
+    ['biuld', ['init', 'new', 'build', 'check', 'watch'], 'build'],
+    ['chekc', ['build', 'check'], 'check'],
+    ['BUILD', ['build', 'check'], 'build'],
+    ['qiet', ['quiet', 'verbose', 'root'], 'quiet'],
+    ['formt', ['format', 'root', 'out'], 'format'],
+    // One edit from two names: no guess.
+    ['rout', ['out', 'root', 'format'], undefined],
+    // Far from every name.
+    ['frobnicate', ['build', 'check', 'explain'], undefined],
+    ['no-such-flag', ['no-cache', 'cache-dir', 'quiet'], undefined],
+    ['x', ['out', 'jku'], undefined],
+    ['build', ['build'], undefined],
+  ])('%s among %j suggests %s', (word, candidates, expected) => {
+    expect(suggestOnly(word, candidates)).toBe(expected);
+  });
 });
 
 describe('suggestSchema', () => {

@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import type { ParseArgsConfig } from 'node:util';
 
 /** Exit codes: 0 clean, 1 findings at or above the failing severity, 2 usage error or internal failure. */
 export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
@@ -15,6 +16,8 @@ export interface Command {
   summary: string;
   /** The full `knoc <name> --help` text. */
   help: string;
+  /** The options it takes, as node:util's parseArgs reads them (check: those it documents): what a mistyped option is held against, and where another command's option is found. */
+  options: Readonly<NonNullable<ParseArgsConfig['options']>>;
   /** Runs with the arguments after the command name; returns the exit code. */
   run(args: readonly string[]): Promise<number> | number;
 }

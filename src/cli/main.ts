@@ -13,7 +13,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       const help = running.command === undefined ? 'knoc --help' : `knoc ${running.command} --help`;
-      process.stderr.write(`knoc: ${usageMessage(error as Error)}\nRun \`${help}\` for usage.\n`);
+      const hint = await usageHint(error as Error, running.command);
+      process.stderr.write(`knoc: ${usageMessage(error as Error)}\n${hint === undefined ? '' : `  hint: ${hint}\n`}Run \`${help}\` for usage.\n`);
       return EXIT.usage;
     }
     // What the file system refused (the machine's doing), or else a bug (KNO9001): either way the run exits 2.
@@ -62,7 +63,7 @@ async function run(argv: readonly string[], running: { command?: string }): Prom
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const [{ commands, findCommand }, { topLevelHelp }] = await Promise.all([import('./commands/index.js'), import('./help.js')]);
     const topic = rest[0] === undefined ? undefined : findCommand(rest[0]);
-    if (rest[0] !== undefined && !topic) throw new UsageError(`unknown command \`${rest[0]}\``);
+    if (rest[0] !== undefined && !topic) throw new UnknownCommandError(rest[0]);
     process.stdout.write(topic ? topic.help : topLevelHelp(commands));
     return EXIT.ok;
   }
@@ -77,7 +78,7 @@ async function run(argv: readonly string[], running: { command?: string }): Prom
     throw new UsageError(`unknown option \`${name}\` before the command; options go after it (\`knoc ${next?.name ?? '<command>'} ${name}\`)`);
   }
   const command = await commandNamed(name);
-  if (!command) throw new UsageError(`unknown command \`${name}\``);
+  if (!command) throw new UnknownCommandError(name);
   running.command = command.name;
   return command.run(rest);
 }
@@ -91,11 +92,41 @@ async function commandNamed(name: string): Promise<Command | undefined> {
   return (await import('./commands/index.js')).findCommand(name);
 }
 
+/** A name that is no command's, kept for the suggestion that may follow. */
+class UnknownCommandError extends UsageError {
+  constructor(readonly word: string) {
+    super(`unknown command \`${word}\``);
+  }
+}
+
+/**
+ * What the user probably meant by an unknown command or option, if one name is
+ * close (`biuld`: `build`), or which commands take an option this one does not.
+ * The code that finds it is loaded only here, never on a run that goes well; a
+ * failure to find one leaves the error without a hint.
+ */
+async function usageHint(error: Error, command: string | undefined): Promise<string | undefined> {
+  try {
+    if (error instanceof UnknownCommandError) return (await import('./did-you-mean.js')).commandHint(error.word);
+    const option = unknownOption(error);
+    if (option !== undefined && command !== undefined) return (await import('./did-you-mean.js')).optionHint(command, option);
+  } catch {
+    // The error is said all the same, without one.
+  }
+  return undefined;
+}
+
+/** The option Node's argument parser did not know, as given (`--formt` of `--formt=json`). */
+function unknownOption(error: Error): string | undefined {
+  return 'code' in error && error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'([^']+)'/.exec(error.message)?.[1] : undefined;
+}
+
 /** A usage error in knoc's own words: Node's argument parser names options its own way. */
 function usageMessage(error: Error): string {
   const code = 'code' in error ? String(error.code) : '';
   const quoted = /'([^']+)'/.exec(error.message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) return `unknown option \`${quoted}\``;
+  const option = unknownOption(error);
+  if (option) return `unknown option \`${option}\``;
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted) return `unexpected argument \`${quoted}\``;
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted) {
     // "-f, --format <value>" or "--quiet": the long name is the last word that starts with "--".

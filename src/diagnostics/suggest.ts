@@ -49,6 +49,20 @@ export function suggestClosest(word: string, candidates: Iterable<string>): stri
   return best;
 }
 
+/**
+ * The closest candidate to `word` as suggestClosest finds it, but only when no
+ * other is as close: `rout` is one edit from both `out` and `root`, and a guess
+ * between the two would be a coin toss.
+ */
+export function suggestOnly(word: string, candidates: Iterable<string>): string | undefined {
+  const others = [...new Set(candidates)].filter((candidate) => candidate !== word);
+  const best = suggestClosest(word, others);
+  if (best === undefined) return undefined;
+  const lower = word.toLowerCase();
+  const distance = editDistance(lower, best.toLowerCase());
+  return others.some((candidate) => candidate !== best && editDistance(lower, candidate.toLowerCase(), distance) <= distance) ? undefined : best;
+}
+
 /** Renders a list of allowed values as "`a`, `b` or `c`", shortened past `max`. */
 export function formatChoices(values: readonly string[], max = 8): string {
   const shown = values.slice(0, max).map((v) => `\`${v}\``);

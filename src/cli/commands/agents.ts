@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { suggestClosest } from '../../diagnostics/suggest.js';
 import { stableJson } from '../../model/stable-json.js';
 import { EXIT, UsageError, plural, printHelp, type Command } from '../command.js';
@@ -6,6 +6,8 @@ import { queryHelp, QUERY_OPTIONS, QUERY_SOURCE, columns, loadFleetForQuery, rep
 
 /** The service classes a blueprint can declare, plus `unknown` for a card without one. */
 const KNOWN_CLASSES = ['ephemeral', 'principal', 'unknown', 'utility'];
+
+const agentsOptions = { ...QUERY_OPTIONS, domain: { type: 'string', multiple: true }, class: { type: 'string', multiple: true } } as const satisfies ParseArgsConfig['options'];
 
 export const agentsCommand: Command = {
   name: 'agents',
@@ -29,13 +31,14 @@ Examples:
   knoc agents --domain schemas --class utility
   knoc agents --json | jq -r '.agents[] | select(.classes[0] == "principal") | .slug'
 `,
+  options: agentsOptions,
   run: runAgents,
 };
 
 async function runAgents(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
-    options: { ...QUERY_OPTIONS, domain: { type: 'string', multiple: true }, class: { type: 'string', multiple: true } },
+    options: agentsOptions,
     allowPositionals: true,
     strict: true,
   });

@@ -61,6 +61,9 @@ const buildOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
+/** Options only `knoc build` documents. check's parser reads them too: `--out` for the folder its reports must stay out of, the rest to refuse them saying where they belong. */
+const BUILD_ONLY: readonly string[] = ['out', 'check', 'explain', 'verify-determinism', 'sign-key', 'key-id', 'jku'];
+
 export const buildCommand: Command = {
   name: 'build',
   summary: 'validate, check references and write cards and indexes to dist/',
@@ -94,6 +97,7 @@ Examples:
   knoc build --check         # in CI, when dist/ is committed
   knoc build --sign-key keys/cards.pem --key-id cards-2026 --jku https://example.org/jwks.json
 `,
+  options: buildOptions,
   run: (args) => runBuild('build', args),
 };
 
@@ -117,6 +121,9 @@ Examples:
   knoc check --format github --format sarif=knoc.sarif --fail-severity warning
   knoc check --update-baseline      # accept today's findings; later runs fail on new ones only
 `,
+  get options() {
+    return Object.fromEntries(Object.entries(buildOptions).filter(([name]) => !BUILD_ONLY.includes(name)));
+  },
   run: (args) => runBuild('check', args),
 };
 

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AgainstError } from '../../diff/against-error.js';
 import { diff, type DiffResult } from '../../diff/diff.js';
 import { KNOC_VERSION } from '../../model/version.js';
@@ -14,6 +14,8 @@ import { checkReportTargets, dedupeReports, repositoryPlaces, writeReportFile } 
 
 const DIFF_FORMATS = ['stylish', 'json', 'github'] as const;
 type DiffFormat = (typeof DIFF_FORMATS)[number];
+
+const diffOptions = { against: { type: 'string' }, root: { type: 'string' }, 'base-url': { type: 'string' }, format: { type: 'string', short: 'f', multiple: true }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
 export const diffCommand: Command = {
   name: 'diff',
@@ -55,13 +57,14 @@ Examples:
   knoc diff --against v1.4.0 --format json > card-changes.json
   knoc diff --against ./published-dist
 `,
+  options: diffOptions,
   run: runDiff,
 };
 
 async function runDiff(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
-    options: { against: { type: 'string' }, root: { type: 'string' }, 'base-url': { type: 'string' }, format: { type: 'string', short: 'f', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    options: diffOptions,
     allowPositionals: true,
     strict: true,
   });

@@ -23,6 +23,7 @@ Examples:
   knoc domains schemas
   knoc domains schemas --json | jq -r '.agents[].slug'
 `,
+  options: QUERY_OPTIONS,
   run: runDomains,
 };
 

@@ -1,7 +1,9 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { catalogue, lookupCode } from '../../diagnostics/catalogue.js';
 import { showPlaceholders } from '../../diagnostics/create.js';
 import { EXIT, UsageError, printHelp, type Command } from '../command.js';
+
+const explainOptions = { help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
 export const explainCommand: Command = {
   name: 'explain',
@@ -15,11 +17,12 @@ Examples:
   knoc explain KNO3001 KNO3008
   knoc explain            # every code with its severity and title
 `,
+  options: explainOptions,
   run: runExplain,
 };
 
 function runExplain(args: readonly string[]): number {
-  const { values, positionals } = parseArgs({ args: [...args], options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({ args: [...args], options: explainOptions, allowPositionals: true, strict: true });
   if (values.help) return printHelp(explainCommand);
   if (positionals.length === 0) {
     for (const [key, entry] of Object.entries(catalogue)) process.stdout.write(`${key}  ${entry.severity.padEnd(7)}  ${entry.title}\n`);

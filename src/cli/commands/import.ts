@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { countBySeverity } from '../../diagnostics/diagnostic.js';
 import { DEFAULT_IMPORT_OUT, importCards } from '../../import/import-cards.js';
 import { stableJson } from '../../model/stable-json.js';
@@ -6,6 +6,8 @@ import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
+
+const importOptions = { out: { type: 'string' }, root: { type: 'string' }, format: { type: 'string', short: 'f' }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
 export const importCommand: Command = {
   name: 'import',
@@ -41,13 +43,14 @@ Examples:
   knoc import cards/*.json --out content/agent-blueprints/imported
   knoc import agent-card.json --format json > import-report.json
 `,
+  options: importOptions,
   run: runImport,
 };
 
 async function runImport(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
-    options: { out: { type: 'string' }, root: { type: 'string' }, format: { type: 'string', short: 'f' }, help: { type: 'boolean', short: 'h' } },
+    options: importOptions,
     allowPositionals: true,
     strict: true,
   });

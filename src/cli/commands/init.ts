@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_SCHEMA_DIR } from '../../editor/editor-schemas.js';
 import { INIT_EXAMPLE, initRepo } from '../../scaffold/init-repo.js';
 import { choosePaint } from '../paint.js';
@@ -14,6 +14,8 @@ function table(rows: readonly (readonly [string, string])[]): string {
   const width = Math.max(...rows.map(([file]) => file.length)) + 2;
   return rows.map(([file, what]) => `  ${file.padEnd(width)}${what}`).join('\n');
 }
+
+const initOptions = { help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
 export const initCommand: Command = {
   name: 'init',
@@ -49,11 +51,12 @@ Examples:
   mkdir agents && cd agents && knoc init
   knoc init . && npm install && npx knoc build
 `,
+  options: initOptions,
   run: runInit,
 };
 
 async function runInit(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...args], options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({ args: [...args], options: initOptions, allowPositionals: true, strict: true });
   if (values.help) return printHelp(initCommand);
   if (positionals.length > 1) throw new UsageError(`unexpected argument \`${positionals[1]}\`; knoc init takes one folder`);
   checkPathArguments(positionals, 'the folder to start the repository in');

@@ -1,10 +1,12 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { newEntity, type NewKind } from '../../scaffold/new-entity.js';
 import { SLUG_RULE, slugProblem, slugify } from '../../scaffold/slug.js';
 import { choosePaint } from '../paint.js';
 import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkPathOptions } from '../empty-paths.js';
+
+const newOptions = { domains: { type: 'string', multiple: true }, domain: { type: 'string', multiple: true }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
 export const newCommand: Command = {
   name: 'new',
@@ -35,13 +37,14 @@ Examples:
   knoc new agent invoice-auditor --domains billing-events
   knoc new agent release-scribe --domains ci-pipelines,release-notes --root ./agents
 `,
+  options: newOptions,
   run: runNew,
 };
 
 async function runNew(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
-    options: { domains: { type: 'string', multiple: true }, domain: { type: 'string', multiple: true }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: newOptions,
     allowPositionals: true,
     strict: true,
   });

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_SCHEMA_DIR } from '../../editor/editor-schemas.js';
 import { writeEditorSchemas } from '../../editor/write-schemas.js';
 import { choosePaint } from '../paint.js';
@@ -6,6 +6,8 @@ import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkPathOptions } from '../empty-paths.js';
 import { checkRepository } from '../not-a-repository.js';
+
+const schemaOptions = { out: { type: 'string' }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
 export const schemaCommand: Command = {
   name: 'schema',
@@ -42,11 +44,12 @@ Examples:
   knoc schema --out schemas
   knoc schema --root ./agents
 `,
+  options: schemaOptions,
   run: runSchema,
 };
 
 async function runSchema(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...args], options: { out: { type: 'string' }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({ args: [...args], options: schemaOptions, allowPositionals: true, strict: true });
   if (values.help) return printHelp(schemaCommand);
   if (positionals.length > 0) throw new UsageError(`unexpected argument \`${positionals[0]}\`; give the folder with --out`);
   checkPathOptions(values, { root: 'a folder', out: 'a folder' });

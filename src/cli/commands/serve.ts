@@ -20,6 +20,8 @@ import { listenForStop } from '../stop-signal.js';
 /** The port `knoc serve` tries first; when it is taken and no --port was given, any free port. */
 export const DEFAULT_PORT = 4173;
 
+const serveOptions = { port: { type: 'string' }, host: { type: 'string' }, watch: { type: 'boolean' }, root: { type: 'string' }, 'base-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'preview dist/ over HTTP with the headers a real host sends',
@@ -53,10 +55,9 @@ Examples:
   knoc serve --port 0 site/
   curl -i http://127.0.0.1:${DEFAULT_PORT}/.well-known/agent-card.json
 `,
+  options: serveOptions,
   run: runServe,
 };
-
-const serveOptions = { port: { type: 'string' }, host: { type: 'string' }, watch: { type: 'boolean' }, root: { type: 'string' }, 'base-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
 async function runServe(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: bareHost(joinNegativeValues(args, serveOptions)), options: serveOptions, allowPositionals: true, strict: true });

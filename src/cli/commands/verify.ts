@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { verifyOutput, type CardReport, type VerifyResult } from '../../pipeline/verify-output.js';
 import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
@@ -9,6 +9,8 @@ import type { Report } from '../render/report.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
 import { checkReportTargets, repositoryPlaces } from '../written-paths.js';
+
+const verifyOptions = { root: { type: 'string' }, key: { type: 'string' }, jwks: { type: 'string' }, format: { type: 'string', short: 'f', multiple: true }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
 export const verifyCommand: Command = {
   name: 'verify',
@@ -44,13 +46,14 @@ Examples:
   knoc verify agent-card.json --key signer.pem
   knoc verify --format github --format sarif=verify.sarif
 `,
+  options: verifyOptions,
   run: runVerify,
 };
 
 async function runVerify(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
-    options: { root: { type: 'string' }, key: { type: 'string' }, jwks: { type: 'string' }, format: { type: 'string', short: 'f', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    options: verifyOptions,
     allowPositionals: true,
     strict: true,
   });

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { watch } from '../../pipeline/watch.js';
 import type { LockWaitNotice } from '../../pipeline/lock-wait.js';
 import { renderLockWait } from '../render/lock-wait.js';
@@ -12,6 +12,8 @@ import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
 import { checkRepository } from '../not-a-repository.js';
 import { listenForStop } from '../stop-signal.js';
+
+const watchOptions = { root: { type: 'string' }, out: { type: 'string' }, 'base-url': { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
 export const watchCommand: Command = {
   name: 'watch',
@@ -39,11 +41,12 @@ Examples:
   knoc watch --root ./agents --quiet
   knoc watch --verbose      # see what each rebuild parsed and how long it took
 `,
+  options: watchOptions,
   run: runWatch,
 };
 
 async function runWatch(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...args], options: { root: { type: 'string' }, out: { type: 'string' }, 'base-url': { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({ args: [...args], options: watchOptions, allowPositionals: true, strict: true });
   if (values.help) {
     return printHelp(watchCommand);
   }

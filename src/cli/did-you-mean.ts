@@ -1,0 +1,31 @@
+import { suggestOnly } from '../diagnostics/suggest.js';
+import { commands } from './commands/index.js';
+import type { Command } from './command.js';
+
+// Loaded by main.ts only when a command or option is unknown: a run that goes well never reads it, nor every command.
+
+/** The hint for an unknown command: the one command, or other name of one, that `word` is a slip away from. */
+export function commandHint(word: string): string | undefined {
+  const near = suggestOnly(word, commands.flatMap((command) => [command.name, ...(command.aliases ?? [])]));
+  return near === undefined ? undefined : `Did you mean \`${near}\`?`;
+}
+
+/**
+ * The hint for an unknown option `--name` of the command called `commandName`: the one of its own options
+ * the word is a slip away from, else the other commands that take it as written.
+ */
+export function optionHint(commandName: string, option: string): string | undefined {
+  const command = commands.find((c) => c.name === commandName);
+  if (!command || !option.startsWith('--')) return undefined;
+  const name = option.slice(2);
+  const near = suggestOnly(name, Object.keys(command.options));
+  if (near !== undefined) return `Did you mean \`--${near}\`?`;
+  const others = commands.filter((c) => c !== command && Object.hasOwn(c.options, name));
+  return others.length === 0 ? undefined : `\`${option}\` is an option of ${list(others)}.`;
+}
+
+/** "`knoc a`", "`knoc a` and `knoc b`", "`knoc a`, `knoc b` and `knoc c`". */
+function list(named: readonly Command[]): string {
+  const words = named.map((c) => `\`knoc ${c.name}\``);
+  return words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
