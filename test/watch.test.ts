@@ -59,6 +59,32 @@ describe('knoc watch stopped by a signal', () => {
   }, 30_000);
 });
 
+describe('knoc watch summary', () => {
+  it('counts the findings inline comments and the baseline suppressed, in the words `knoc build` uses', async () => {
+    const root = copyRepo(happyFixture);
+    // One finding the baseline accepts, then one an inline comment silences.
+    editFile(path.join(root, 'content/agent-blueprints/schema-reviewer.kno'), '    domains: [schemas]\n', '    domains: [schemas, billing]\n');
+    expect(runCli(['check', '--root', root, '--update-baseline']).stderr).toContain('baseline written to knoc-baseline.json');
+    editFile(path.join(root, 'content/agent-blueprints/drift-sentinel.kno'), '    domains: [schemas, api-surface]\n', '    # knoc-disable-next-line KNO3001 -- the ledger domain lands next week\n    domains: [schemas, api-surface, ledger]\n');
+    const built = runCli(['build', '--root', root]);
+    expect(built.status, built.stderr).toBe(0);
+    const counts = (line: string) => line.slice(0, line.indexOf(' in '));
+    expect(counts(built.stderr.trim())).toBe('2 agents, 2 domains, 0 errors, 0 warnings (2 suppressed)');
+    const watch = startKnoc(['watch', '--root', root]);
+    try {
+      expect(counts(await watch.summary(1))).toBe('2 agents, 2 domains, 0 errors, 0 warnings (2 suppressed)');
+      // Nothing suppressed any more: nothing said of it, as by `knoc build`.
+      unlinkSync(path.join(root, 'knoc-baseline.json'));
+      editFile(path.join(root, 'content/agent-blueprints/schema-reviewer.kno'), '    domains: [schemas, billing]\n', '    domains: [schemas]\n');
+      editFile(path.join(root, 'content/agent-blueprints/drift-sentinel.kno'), /^ {4}# knoc-disable-next-line .*\n {4}domains: .*\n/m, '    domains: [schemas, api-surface]\n');
+      expect(await waitFor(() => watch.output().includes('2 agents, 2 domains, 0 errors, 0 warnings in ')), watch.output()).toBe(true);
+    } finally {
+      watch.child.kill('SIGINT');
+      await watch.exited();
+    }
+  }, 30_000);
+});
+
 describe('knoc watch and links inside the output folder', () => {
   it.each([
     ['the agents/ folder', 'agents'],

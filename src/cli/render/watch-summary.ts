@@ -11,7 +11,9 @@ const next = (stopping: boolean) => (stopping ? 'Stopped watching.' : 'Watching 
 export function renderWatchSummary(result: BuildResult, stopping = false): string {
   const what = result.written ? `${result.written.written.length} changed` : result.diagnostics.some((d) => d.code === 'KNO5025') ? 'partly published' : 'nothing written';
   const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
-  return `${counts} in ${Math.round(result.durationMs)} ms; ${what}. ${next(stopping)}`;
+  // Said as `knoc build` says it: what inline comments or the baseline silenced is counted, not hidden.
+  const suppressed = result.suppressed.length > 0 ? ` (${result.suppressed.length} suppressed)` : '';
+  return `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${what}. ${next(stopping)}`;
 }
 
 /** The line a watcher prints instead of the summary when a build stopped on an unexpected error (reported above it). */
