@@ -338,6 +338,17 @@ describe('knoc serve', () => {
     expect(readFileSync(path.join(root, 'dist/.well-known/agent-card.json'), 'utf8'), 'the publish under way was finished').toContain('"https://moved.example.test"');
   }, 30_000);
 
+  it('with --watch, on SIGINT during a first build that has not begun to publish, abandons it at once: nothing published or served, exit 0', async () => {
+    const root = copyRepo(happyFixture);
+    const serve = startKnoc(['serve', '--watch', '--port', '0', '--root', root], { KNOC_TEST_FAULT: 'build:1:hold=600000' });
+    expect(await waitFor(() => serve.output().includes('knoc fault point build 1: held before publishing')), serve.output()).toBe(true);
+    serve.child.kill('SIGINT');
+    expect(await serve.exited(), serve.output()).toBe('0');
+    expect(serve.output()).toContain('\nBuild abandoned: nothing of it was published. Stopped watching.\n');
+    expect(serve.output()).not.toContain('Serving ');
+    expect(existsSync(path.join(root, 'dist')), 'nothing published').toBe(false);
+  }, 30_000);
+
   it('prints help with its options and examples', () => {
     const run = runCli(['serve', '--help']);
     expect(run.status).toBe(0);

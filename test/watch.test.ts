@@ -53,9 +53,48 @@ describe('knoc watch stopped by a signal', () => {
     expect(existsSync(lockOf(root))).toBe(false);
     const verify = runCli(['verify', '--root', root]);
     expect(verify.status, verify.stderr).toBe(0);
-    // The build finished after the signal is the last: its line does not promise more.
-    expect(watch.output()).toMatch(/^2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; \d+ changed\. Stopped watching\.$/m);
+    // Said at once, then the build finished after the signal is the last: its line does not promise more.
+    expect(watch.output()).toMatch(/^Stopping once the publish under way is finished\.\.\.\n2 agents, 2 domains, 0 errors, 0 warnings in \d+ ms; \d+ changed\. Stopped watching\.$/m);
     expect(watch.output()).not.toContain('Watching for changes');
+  }, 30_000);
+
+  it('on SIGINT between builds, says it stopped and exits 0', async () => {
+    const root = copyRepo(happyFixture);
+    const watch = startKnoc(['watch', '--root', root]);
+    await watch.summary(1);
+    watch.child.kill('SIGINT');
+    expect(await watch.exited(), watch.output()).toBe('0');
+    expect(watch.output()).toMatch(/ Watching for changes\.\.\.\nStopped watching\.\n$/);
+  }, 30_000);
+
+  const held = (n: number) => `knoc fault point build ${n}: held before publishing`;
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('on %s during a first build that has not begun to publish, abandons it at once: nothing published, exit 0', async (signal) => {
+    const root = copyRepo(happyFixture);
+    // The first build waits, compiled, right before it would publish: the stop comes there.
+    const watch = startKnoc(['watch', '--root', root], { KNOC_TEST_FAULT: 'build:1:hold=600000' });
+    expect(await waitFor(() => watch.output().includes(held(1))), watch.output()).toBe(true);
+    watch.child.kill(signal);
+    expect(await watch.exited(), watch.output()).toBe('0');
+    expect(watch.output()).toContain('\nBuild abandoned: nothing of it was published. Stopped watching.\n');
+    expect(watch.output()).not.toMatch(/ in \d+ ms; /);
+    expect(existsSync(path.join(root, 'dist')), 'nothing published').toBe(false);
+    expect(readdirSync(root).filter((entry) => entry.startsWith('.knoc-')), 'no lock, stage or journal left').toEqual([]);
+  }, 30_000);
+
+  it('on SIGINT during a rebuild that has not begun to publish, abandons it at once: dist/ stays the last complete build', async () => {
+    const root = copyRepo(happyFixture);
+    const watch = startKnoc(['watch', '--root', root], { KNOC_TEST_FAULT: 'build:2:hold=600000' });
+    expect(await watch.summary(1)).toMatch(/; \d+ changed\./);
+    const before = snapshotTree(path.join(root, 'dist'));
+    editFile(path.join(root, 'knoc.config.yaml'), /^base_url: .*$/m, 'base_url: https://moved.example.test/');
+    expect(await waitFor(() => watch.output().includes(held(2))), watch.output()).toBe(true);
+    watch.child.kill('SIGINT');
+    expect(await watch.exited(), watch.output()).toBe('0');
+    expect(watch.output().split('Watching for changes...')[1]).toContain('\nBuild abandoned: nothing of it was published. Stopped watching.\n');
+    expect(snapshotTree(path.join(root, 'dist')), 'the first build, as it was').toEqual(before);
+    const verify = runCli(['verify', '--root', root]);
+    expect(verify.status, verify.stderr).toBe(0);
   }, 30_000);
 });
 

@@ -10,7 +10,8 @@
  * later one fail, as a disk that stays full would. `count` reports every step on stderr.
  * `KNOC_TEST_FAULT=build:<n>` instead makes the n-th build of the process stop
  * as a bug would (an error with no code), once it has compiled and before it
- * publishes anything.
+ * publishes anything; `build:<n>:hold=<ms>` makes it say so on stderr there
+ * and wait, the event loop running (a stop ends the wait).
  */
 const STATE = Symbol.for('knoc.fault-hook');
 
@@ -21,9 +22,10 @@ interface FaultPlan {
   onward: boolean;
 }
 
-/** `build:<n>`: the n-th build throws. */
+/** `build:<n>`: the n-th build throws; `build:<n>:hold=<ms>`: it waits. */
 interface BuildFault {
   build: number;
+  holdMs?: number;
 }
 
 /**
@@ -38,8 +40,8 @@ function readPlan(): FaultPlan | BuildFault | 'count' | undefined {
   const spec = process.env.KNOC_TEST_FAULT;
   if (spec === undefined || spec === '') return undefined;
   if (spec === 'count') return 'count';
-  const build = /^build:(\d+)$/.exec(spec);
-  if (build) return { build: Number(build[1]) };
+  const build = /^build:(\d+)(?::hold=(\d+))?$/.exec(spec);
+  if (build) return { build: Number(build[1]), ...(build[2] !== undefined ? { holdMs: Number(build[2]) } : {}) };
   const match = /^(\d+):(kill|hold=\d+|E[A-Z]+)$/.exec(spec) ?? /^(\d+)(\+):(E[A-Z]+)$/.exec(spec);
   if (!match) return undefined;
   const onward = match[2] === '+';
@@ -62,12 +64,28 @@ export function faultPoint(op: string, target: string): void {
   throw Object.assign(new Error(`${plan.action}: simulated failure, ${op} '${target}'`), { code: plan.action, syscall: op, path: target });
 }
 
-/** Marks a build that has compiled and is about to publish; under `KNOC_TEST_FAULT=build:<n>` the n-th one throws here. */
-export function buildFaultPoint(): void {
+/**
+ * Marks a build that has compiled and is about to publish; under `KNOC_TEST_FAULT=build:<n>` the n-th one throws here,
+ * and under `build:<n>:hold=<ms>` it waits for the promise returned, which `stop` ends early.
+ */
+export function buildFaultPoint(stop?: AbortSignal): Promise<void> | undefined {
   if (state.plan === null) state.plan = readPlan();
   const { plan } = state;
-  if (plan === undefined || plan === 'count' || !('build' in plan)) return;
-  if (++state.builds === plan.build) throw new Error(`simulated internal error in build ${plan.build}`);
+  if (plan === undefined || plan === 'count' || !('build' in plan)) return undefined;
+  if (++state.builds !== plan.build) return undefined;
+  if (plan.holdMs === undefined) throw new Error(`simulated internal error in build ${plan.build}`);
+  // eslint-disable-next-line no-restricted-globals
+  process.stderr.write(`knoc fault point build ${plan.build}: held before publishing\n`);
+  const holdMs = plan.holdMs;
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, holdMs);
+    if (stop?.aborted) done();
+    else stop?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** How long a build waits for another to finish publishing; tests shorten it with `KNOC_TEST_LOCK_WAIT_MS`. */

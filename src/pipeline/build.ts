@@ -76,9 +76,10 @@ export interface BuildOptions extends GateOptions {
   /** Told as the build advances, for a progress display; never told anything that changes the result. */
   onProgress?: (progress: BuildProgress) => void;
   /**
-   * A stop (a watcher's Ctrl-C): once aborted, a wait for another build's
-   * publish lock ends at once with KNO5022 and nothing published. Nothing
-   * else is cut short: a publish begun is completed.
+   * A stop (a watcher's Ctrl-C): once aborted, a build that has not begun to
+   * publish publishes nothing (`stopped`), and a wait for another build's
+   * publish lock ends at once with KNO5022 and nothing published. A publish
+   * begun is completed.
    */
   signal?: AbortSignal;
   /** Told once when the publish waits (up to 10 s) for another live build's lock on the output folder: that build's process id, when known, and the folder relative to the root. */
@@ -100,6 +101,8 @@ export interface BuildResult extends CompileResult {
   written?: WriteReport;
   /** True when the findings fail the gate: exit code 1, nothing written. */
   failed: boolean;
+  /** Set when `signal` was aborted before the publish began: nothing was written, whatever the findings. */
+  stopped?: true;
   /** Set when `updateBaseline` wrote the baseline file: its path relative to root. */
   baselineWritten?: string;
   /** Why each output was rewritten and which inputs were parsed. */
@@ -253,9 +256,12 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     }
     if (options.checkOutputs && !failsGate(diagnostics, options)) diagnostics.push(...(await findStaleOutputs(outDir, result.outputs, path.relative(root, outDir) || '.')));
     // knoc's own tests make a build fail here as a bug would: everything compiled, nothing published (KNOC_TEST_FAULT).
-    buildFaultPoint();
+    const held = buildFaultPoint(options.signal);
+    if (held) await held;
     let written: WriteReport | undefined;
-    if (options.write !== false && !options.checkOutputs && !failsGate(diagnostics, options)) {
+    // Stopped before the publish began (Ctrl-C in a watcher, which may then end the process at once): nothing is published.
+    const stopped = options.signal?.aborted === true && options.write !== false && !options.checkOutputs;
+    if (options.write !== false && !options.checkOutputs && !stopped && !failsGate(diagnostics, options)) {
       try {
         options.onProgress?.({ phase: 'write', done: 0, total: 0 });
         phaseStart = performance.now();
@@ -309,6 +315,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(written ? { written } : {}),
       ...(baselineWritten ? { baselineWritten } : {}),
       failed,
+      ...(stopped ? { stopped: true as const } : {}),
       discovery,
       explanation: explainRebuild(result.outputs, inputHashes(discovery, config), result.cacheHits, previous, written),
       ...(loaded?.miss ? { cacheMiss: loaded.miss } : {}),

@@ -7,12 +7,14 @@ import { BASELINE_FILE, build, type BuildOptions, type BuildResult } from './bui
 
 /** Options for watch mode: a build's options plus what to do after each build. Every build applies knoc-baseline.json, when it exists. */
 export interface WatchOptions extends Omit<BuildOptions, 'memoryCache' | 'write' | 'baseline' | 'updateBaseline'> {
+  /** Told as each build begins, before it reads anything. */
+  onBuildStart?(): void;
   onBuild(result: BuildResult): void;
   /** Told when a build stops on an unexpected error (a bug, or a file the machine would not read or write); watching goes on. Must not throw. */
   onError(error: unknown): void | Promise<void>;
   /** Quiet period after a change before rebuilding, in ms; default 25. */
   debounceMs?: number;
-  /** Stops watching once aborted, as the returned function does; may abort during the first build. */
+  /** Stops watching once aborted, as the returned function does; may abort during the first build. A build that has not begun to publish then publishes nothing. */
   signal?: AbortSignal;
 }
 
@@ -24,7 +26,8 @@ export interface WatchOptions extends Omit<BuildOptions, 'memoryCache' | 'write'
  * files whose bytes changed. A build that throws is told to `onError` and
  * watching goes on. Returns a function that stops watching: no change is
  * taken after it is called, and it resolves once the build under way, if
- * any, has finished, its publish and the publish lock included.
+ * any, has finished, its publish and the publish lock included. Stopped by
+ * `signal` instead, a build that has not begun to publish publishes nothing.
  */
 export async function watch(options: WatchOptions): Promise<() => Promise<void>> {
   const root = path.resolve(options.root ?? '.');
@@ -58,6 +61,7 @@ export async function watch(options: WatchOptions): Promise<() => Promise<void>>
     running = (async () => {
       do {
         again = false;
+        options.onBuildStart?.();
         try {
           const discovery = await updatedDiscovery();
           // Node's recursive watcher follows files, and an atomic save replaces the file: watch afresh after any rename.
@@ -110,8 +114,8 @@ export async function watch(options: WatchOptions): Promise<() => Promise<void>>
     watchers = [];
     if (!stopped) startWatchers();
   };
-  // A build is never cut short: once stopped, the one under way finishes (a publish begun is completed, never left half
-  // done) and no other starts.
+  // A publish is never cut short: once stopped, the build under way finishes (a publish begun is completed, never left
+  // half done; one not begun is not, when `signal` stopped it) and no other starts.
   const stop = async (): Promise<void> => {
     stopped = true;
     clearTimeout(timer);

@@ -16,6 +16,7 @@ import { checkPathArguments, checkPathOptions } from '../empty-paths.js';
 import { joinNegativeValues } from '../negative-values.js';
 import { checkRepository } from '../not-a-repository.js';
 import { listenForStop } from '../stop-signal.js';
+import { answerStop } from '../watch-stop.js';
 
 /** The port `knoc serve` tries first; when it is taken and no --port was given, any free port. */
 export const DEFAULT_PORT = 4173;
@@ -36,7 +37,8 @@ Folders serve their index.html (a folder without one is 404, never redirected
 to its slash form); anything outside the folder is 404, and so is _headers,
 which such a host reads and never serves; methods other than GET, HEAD and
 OPTIONS are 405. Stop with Ctrl-C (or SIGTERM), at any moment: with --watch, a
-publish under way is finished first. The exit code is 0.
+build that has not begun to publish is abandoned at once, and a publish under
+way is finished first. The exit code is 0.
 
 Options:
   --port N       port to listen on (0: any free port; the URL printed says which)
@@ -86,6 +88,7 @@ async function runServe(args: readonly string[]): Promise<number> {
     throw new UsageError(`nothing to serve: \`${shownDir}\` holds no knoc build (no manifest.json); run \`knoc build\` first, or \`knoc serve --watch\``);
   }
   const stopping = listenForStop();
+  const stopped = answerStop(stopping, (line) => process.stderr.write(`${line}\n`));
   const host = values.host;
   // The port first: a build is not made for a server that cannot listen. Files are read per request, and the URL is
   // printed only once the first build is published.
@@ -95,23 +98,29 @@ async function runServe(args: readonly string[]): Promise<number> {
   let stopWatching: (() => Promise<void>) | undefined;
   if (values.watch) {
     try {
-      stopWatching = await watch({
+      // A stop that abandons the first build ends the command at once: the build publishes nothing, and leaving ends it.
+      const watching = watch({
         signal: stopping.signal,
+        onBuildStart: stopped.onBuildStart,
+        onProgress: stopped.onProgress,
         root,
         out: path.relative(root, dir),
         ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
         onLockWait: (wait) => process.stderr.write(`${renderLockWait(wait)}\n`),
         onBuild: (result) => {
+          if (!stopped.ended()) return;
           if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
           process.stderr.write(`${renderWatchSummary(result, stopping.signal.aborted)}\n`);
           waiting = result.written ? undefined : `No build to serve yet: the last build found ${plural(result.errorCount, 'error')}, listed where \`knoc serve --watch\` runs. Fix ${result.errorCount === 1 ? 'it' : 'them'} and the site appears here.`;
         },
         onError: async (error) => {
+          if (!stopped.ended()) return;
           waiting = 'No build to serve yet: the last build stopped on an unexpected error, reported where `knoc serve --watch` runs.';
           await reportFailure(error);
           process.stderr.write(`${renderWatchStopped(stopping.signal.aborted)}\n`);
         },
       });
+      stopWatching = await Promise.race([watching, stopped.abandoned]);
     } catch (error) {
       await server.close();
       throw error;
@@ -130,7 +139,7 @@ async function runServe(args: readonly string[]): Promise<number> {
   process.stderr.write(`${values.watch ? 'Watching for changes. ' : ''}Press Ctrl-C to stop.\n`);
 
   await stopping.requested;
-  await stopWatching?.();
+  await Promise.race([stopWatching?.(), stopped.abandoned]);
   await server.close();
   return EXIT.ok;
 }

@@ -12,6 +12,7 @@ import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
 import { checkRepository } from '../not-a-repository.js';
 import { listenForStop } from '../stop-signal.js';
+import { answerStop } from '../watch-stop.js';
 
 const watchOptions = { root: { type: 'string' }, out: { type: 'string' }, 'base-url': { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
@@ -26,8 +27,9 @@ knoc-baseline.json change, and when a config under a name knoc does not read
 files stay cached in memory, so an edit re-parses only the files it touched.
 Each build ends with a summary line; one that stops on an internal error is
 reported as knoc build reports it, and watching goes on. Stop with Ctrl-C (or
-SIGTERM), at any moment: a publish under way is finished first, so dist/ is
-always one complete build, and the exit code is 0.
+SIGTERM), at any moment, and the exit code is 0: a build that has not begun to
+publish is abandoned at once, dist/ left as it was; a publish under way is
+finished first (said at once), so dist/ is always one complete build.
 
 Options:
   --root DIR      the repository (default: current directory)
@@ -59,13 +61,17 @@ async function runWatch(args: readonly string[]): Promise<number> {
   if (!(await checkRepository(values.root))) return EXIT.findings;
   const paint = choosePaint(process.stderr, process.env);
   const stopping = listenForStop();
-  const stop = await watch({
+  const stopped = answerStop(stopping, (line) => process.stderr.write(`${line}\n`));
+  const watching = watch({
     signal: stopping.signal,
+    onBuildStart: stopped.onBuildStart,
+    onProgress: stopped.onProgress,
     ...(values.root !== undefined ? { root: values.root } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),
     ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
     ...(values.quiet ? {} : { onLockWait: (wait: LockWaitNotice) => process.stderr.write(`${renderLockWait(wait)}\n`) }),
     onBuild: (result) => {
+      if (!stopped.ended()) return;
       const shown = result.diagnostics;
       if (values.quiet && shown.length === 0) return;
       if (shown.length > 0) process.stderr.write(`${renderStylish(shown, (file) => result.sources.get(file), paint)}\n\n`);
@@ -73,12 +79,17 @@ async function runWatch(args: readonly string[]): Promise<number> {
       if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs));
     },
     onError: async (error) => {
+      if (!stopped.ended()) return;
       await reportFailure(error);
       process.stderr.write(`${renderWatchStopped(stopping.signal.aborted)}\n`);
     },
   });
-  await stopping.requested;
-  await stop();
+  // A stop that abandons a build ends the command at once: the build publishes nothing, and leaving ends it.
+  const stop = await Promise.race([watching, stopped.abandoned]);
+  if (stop) {
+    await stopping.requested;
+    await Promise.race([stop(), stopped.abandoned]);
+  }
   return EXIT.ok;
 }
 

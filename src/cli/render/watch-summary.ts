@@ -20,3 +20,18 @@ export function renderWatchSummary(result: BuildResult, stopping = false): strin
 export function renderWatchStopped(stopping = false): string {
   return `Build stopped. ${next(stopping)}`;
 }
+
+/** The line a watcher prints at once when Ctrl-C or SIGTERM comes while a build publishes, which is finished first. */
+export function renderWatchStopping(): string {
+  return 'Stopping once the publish under way is finished...';
+}
+
+/** The line a watcher prints at once when Ctrl-C or SIGTERM comes while a build has not begun to publish: it ends there. */
+export function renderWatchAbandoned(): string {
+  return 'Build abandoned: nothing of it was published. Stopped watching.';
+}
+
+/** The line a watcher prints when Ctrl-C or SIGTERM comes between builds: it stops there. */
+export function renderWatchIdleStop(): string {
+  return next(true);
+}
