@@ -122,6 +122,23 @@ describe('knoc watch summary', () => {
       await watch.exited();
     }
   }, 30_000);
+
+  it('paints the summary of a build that failed red, as `knoc build` does, and what it does next plain', async () => {
+    const root = copyRepo(happyFixture);
+    editFile(path.join(root, 'content/agent-blueprints/schema-reviewer.kno'), '    domains: [schemas]\n', '    domains: [schemas, billing]\n');
+    const built = runCli(['build', '--root', root], { FORCE_COLOR: '1' });
+    expect(built.status).toBe(1);
+    const [red, plain] = ['\u001b[31m', '\u001b[39m'];
+    const line = (text: string) => text.split('\n').find((l) => l.includes(' in ') && l.includes(' ms; '))!.replace(/ in \d+ ms; /, ' in N ms; ');
+    expect(line(built.stderr)).toBe(`${red}2 agents, 2 domains, 1 error, 0 warnings in N ms; nothing written${plain}`);
+    const watch = startKnoc(['watch', '--root', root], { FORCE_COLOR: '1' });
+    try {
+      expect(line(await watch.summary(1))).toBe(`${red}2 agents, 2 domains, 1 error, 0 warnings in N ms; nothing written.${plain} Watching for changes...`);
+    } finally {
+      watch.child.kill('SIGINT');
+      await watch.exited();
+    }
+  }, 30_000);
 });
 
 describe('knoc watch and links inside the output folder', () => {

@@ -110,7 +110,7 @@ async function runServe(args: readonly string[]): Promise<number> {
         onBuild: (result) => {
           if (!stopped.ended()) return;
           if (result.diagnostics.length > 0) process.stderr.write(`${renderStylish(result.diagnostics, (file) => result.sources.get(file), paint)}\n\n`);
-          process.stderr.write(`${renderWatchSummary(result, stopping.signal.aborted)}\n`);
+          process.stderr.write(`${renderWatchSummary(result, stopping.signal.aborted, paint)}\n`);
           waiting = result.written ? undefined : `No build to serve yet: the last build found ${plural(result.errorCount, 'error')}, listed where \`knoc serve --watch\` runs. Fix ${result.errorCount === 1 ? 'it' : 'them'} and the site appears here.`;
         },
         onError: async (error) => {

@@ -75,7 +75,7 @@ async function runWatch(args: readonly string[]): Promise<number> {
       const shown = result.diagnostics;
       if (values.quiet && shown.length === 0) return;
       if (shown.length > 0) process.stderr.write(`${renderStylish(shown, (file) => result.sources.get(file), paint)}\n\n`);
-      process.stderr.write(`${renderWatchSummary(result, stopping.signal.aborted)}\n`);
+      process.stderr.write(`${renderWatchSummary(result, stopping.signal.aborted, paint)}\n`);
       if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs));
     },
     onError: async (error) => {

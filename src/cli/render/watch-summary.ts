@@ -1,5 +1,6 @@
 import type { BuildResult } from '../../pipeline/build.js';
 import { plural } from '../command.js';
+import type { Paint } from './code-frame.js';
 
 /** How a watcher's line ends: it watches on, or, asked to stop while that build ran, it does not. */
 const next = (stopping: boolean) => (stopping ? 'Stopped watching.' : 'Watching for changes...');
@@ -8,12 +9,14 @@ const next = (stopping: boolean) => (stopping ? 'Stopped watching.' : 'Watching 
  * The line a watcher (`knoc watch`, `knoc serve --watch`) prints after each build: what was found, how long it took,
  * what changed; `stopping` once Ctrl-C or SIGTERM came while the build ran, as it is the last.
  */
-export function renderWatchSummary(result: BuildResult, stopping = false): string {
+export function renderWatchSummary(result: BuildResult, stopping = false, paint?: Paint): string {
   const what = result.written ? `${result.written.written.length} changed` : result.diagnostics.some((d) => d.code === 'KNO5025') ? 'partly published' : 'nothing written';
   const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
   // Said as `knoc build` says it: what inline comments or the baseline silenced is counted, not hidden.
   const suppressed = result.suppressed.length > 0 ? ` (${result.suppressed.length} suppressed)` : '';
-  return `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${what}. ${next(stopping)}`;
+  const line = `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${what}.`;
+  // Red when the build failed, as `knoc build` paints its summary; what the watcher does next is not the build's.
+  return `${result.failed && paint ? paint.red(line) : line} ${next(stopping)}`;
 }
 
 /** The line a watcher prints instead of the summary when a build stopped on an unexpected error (reported above it). */
