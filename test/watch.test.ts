@@ -139,6 +139,34 @@ describe('knoc watch summary', () => {
       await watch.exited();
     }
   }, 30_000);
+
+  it('names the output folder a rebuild left partly published, as `knoc build` does (`site/ partly published`)', async () => {
+    /** A repository built into site/, watched, and edited once the first build is done. */
+    const rebuild = async (env: NodeJS.ProcessEnv) => {
+      const root = copyRepo(happyFixture);
+      expect(runCli(['build', '--root', root, '--out', 'site']).status).toBe(0);
+      const watch = startKnoc(['watch', '--root', root, '--out', 'site'], env);
+      await watch.summary(1);
+      editFile(path.join(root, 'content/agent-blueprints/drift-sentinel.kno'), /^version: .*$/m, 'version: 7.7.7');
+      return watch;
+    };
+    // The steps of the rebuild's publish, counted: the disk fills at the second rename after its journal is committed.
+    const counted = await rebuild({ KNOC_TEST_FAULT: 'count' });
+    await counted.summary(2);
+    counted.child.kill('SIGINT');
+    await counted.exited();
+    const commit = counted.output().split('\n').findIndex((line) => / commit .*\.knoc-journal-site$/.test(line));
+    expect(commit, counted.output()).toBeGreaterThan(0);
+    const watch = await rebuild({ KNOC_TEST_FAULT: `${commit + 2}+:ENOSPC` });
+    try {
+      const line = await watch.summary(2);
+      expect(watch.output()).toContain('KNO5025');
+      expect(line).toMatch(/^2 agents, 2 domains, 1 error, 0 warnings in \d+ ms; site\/ partly published\. Watching for changes\.\.\.$/);
+    } finally {
+      watch.child.kill('SIGINT');
+      await watch.exited();
+    }
+  }, 60_000);
 });
 
 describe('knoc watch and links inside the output folder', () => {

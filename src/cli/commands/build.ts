@@ -12,6 +12,7 @@ import { renderLockWait } from '../render/lock-wait.js';
 import { createProgressBar, progressAllowed, renderPhaseTimings } from '../progress.js';
 import { emitReports, reportFormats, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
+import { relativeOut } from '../render/relative-out.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
@@ -357,10 +358,5 @@ function cacheNote(result: BuildResult, disabled: boolean): string {
   const hits = result.cacheHits.size;
   const dropped = result.cacheMiss && result.cacheMiss !== 'absent' ? `; the cache file was ${result.cacheMiss} and was dropped` : result.cacheMiss === 'absent' ? '; no cache file yet' : '';
   return `cache: ${hits} input${hits === 1 ? '' : 's'} from the cache${dropped}`;
-}
-
-function relativeOut(result: Pick<Reported, 'root' | 'outDir'>): string {
-  const relative = result.outDir.startsWith(result.root + '/') ? result.outDir.slice(result.root.length + 1) : result.outDir;
-  return `${relative}/`;
 }
 

@@ -1,6 +1,7 @@
 import type { BuildResult } from '../../pipeline/build.js';
 import { plural } from '../command.js';
 import type { Paint } from './code-frame.js';
+import { relativeOut } from './relative-out.js';
 
 /** How a watcher's line ends: it watches on, or, asked to stop while that build ran, it does not. */
 const next = (stopping: boolean) => (stopping ? 'Stopped watching.' : 'Watching for changes...');
@@ -10,7 +11,7 @@ const next = (stopping: boolean) => (stopping ? 'Stopped watching.' : 'Watching 
  * what changed; `stopping` once Ctrl-C or SIGTERM came while the build ran, as it is the last.
  */
 export function renderWatchSummary(result: BuildResult, stopping = false, paint?: Paint): string {
-  const what = result.written ? `${result.written.written.length} changed` : result.diagnostics.some((d) => d.code === 'KNO5025') ? 'partly published' : 'nothing written';
+  const what = result.written ? `${result.written.written.length} changed` : result.diagnostics.some((d) => d.code === 'KNO5025') ? `${relativeOut(result)} partly published` : 'nothing written';
   const counts = `${plural(result.agentCount, 'agent')}, ${plural(result.domainCount, 'domain')}, ${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
   // Said as `knoc build` says it: what inline comments or the baseline silenced is counted, not hidden.
   const suppressed = result.suppressed.length > 0 ? ` (${result.suppressed.length} suppressed)` : '';
