@@ -2,8 +2,9 @@
 // processes, interop both ways with @a2a-js/sdk, and every cross-SDK vector in
 // ../shared/reference/a2a/signing/. Keys are generated here, per run.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { generateAgentCardSignature, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { calculateJwkThumbprint, type JWK } from 'jose';
@@ -367,12 +368,61 @@ describe('knoc verify', () => {
     expect(readFileSync(ec.publicPem, 'utf8')).toContain('BEGIN PUBLIC KEY');
   });
 
-  it('reports a card file that is not JSON as KNO5013, exit 1', () => {
+  it('reports a card file that is not JSON as KNO5013 at 1:1, exit 1', () => {
     const bad = path.join(makeTempDir(), 'card.json');
     writeFileSync(bad, '{ not json');
     const again = runCli(['verify', bad, '--key', ec.publicPem]);
     expect(again.status).toBe(1);
-    expect(again.stderr).toContain('KNO5013');
+    expect(again.stderr).toMatch(/card\.json:1:1 {2}error {2}KNO5013 /);
+  });
+
+  it('reports a JSON file that is not an agent card as KNO5014 at 1:1, exit 1, with or without a key, instead of counting it as a card', () => {
+    const dir = makeTempDir();
+    const files = {
+      'an object of other keys': path.join(dir, 'object.json'),
+      'an array': path.join(dir, 'array.json'),
+      'an object without `skills`': path.join(dir, 'skill-less.json'),
+      'the build\'s manifest.json': path.join(root, 'dist', 'manifest.json'),
+      'the agents index': path.join(root, 'dist', 'index', 'agents.json'),
+    };
+    writeFileSync(files['an object of other keys'], '{"a": 1}\n');
+    writeFileSync(files['an array'], '[1]\n');
+    writeFileSync(files['an object without `skills`'], JSON.stringify({ name: 'A', description: 'B', version: '1', capabilities: {} }));
+    for (const [name, file] of Object.entries(files)) {
+      for (const keyArgs of [[], ['--key', ec.publicPem]]) {
+        const run = runCli(['verify', file, ...keyArgs], {}, dir);
+        expect(run.status, `${name} ${keyArgs.join(' ')}`).toBe(1);
+        expect(run.stdout, name).toMatch(/^NOT A CARD {2}/);
+        expect(run.stderr, name).toMatch(/:1:1 {2}error {2}KNO5014 {2}`[^`]+` is not an agent card: /);
+        expect(run.stderr, name).toContain('hint: ');
+        expect(run.stderr, name).not.toMatch(/KNO5011|1 card|signatures not checked/);
+      }
+    }
+    const json = runCli(['verify', files['an array'], '--format', 'json'], {}, dir);
+    const report = JSON.parse(json.stdout) as { diagnostics: { code: string; file: string; message: string; hint: string; range: { start: { line: number; column: number } } }[] };
+    expect(report.diagnostics).toHaveLength(1);
+    expect(report.diagnostics[0]).toMatchObject({ code: 'KNO5014', file: 'array.json', range: { start: { line: 1, column: 1 } } });
+    expect(report.diagnostics[0]!.message).toContain('it is a JSON array');
+    // The manifest is what a build is checked against: the hint names its folder.
+    expect(runCli(['verify', 'dist/manifest.json'], {}, root).stderr).toContain('give the folder that holds it, `dist`, instead of the file');
+    // Among real cards, only the file that is none fails.
+    const mixed = runCli(['verify', path.join(root, 'dist', 'agents', 'market-pulse', '.well-known', 'agent-card.json'), files['an object of other keys']], {}, dir);
+    expect(mixed.status).toBe(1);
+    expect(mixed.stdout).toMatch(/^unchecked {3}.*market-pulse.*\nNOT A CARD {2}\S*\/object\.json$/m);
+  });
+
+  it('takes every real agent card of the reference set and every card knoc builds as a card, whatever else they lack', () => {
+    const reference = fileURLToPath(new URL('../../shared/reference/cards/', import.meta.url));
+    const real = readdirSync(reference).filter((f) => f.endsWith('.json')).map((f) => path.join(reference, f));
+    expect(real.length).toBeGreaterThan(10);
+    const built = [...cardsOf(path.join(root, 'dist')).keys()].map((f) => path.join(root, 'dist', f));
+    expect(built.length).toBeGreaterThan(5);
+    const run = runCli(['verify', ...real, ...built]);
+    expect(run.stderr).not.toContain('KNO5014');
+    expect(run.stdout).not.toContain('NOT A CARD');
+    expect(run.status, run.stderr).toBe(0);
+    // Their signatures are checked as before: a key finds each of knoc's cards valid.
+    expect(runCli(['verify', ...built, '--key', ec.publicPem]).status).toBe(0);
   });
 
   it('runs every example of its --help as written, where the files the examples name are there', () => {

@@ -561,6 +561,13 @@ export const catalogue = {
     hint: 'Check the path; an agent card is one JSON object.',
     explanation: '`knoc verify` reads every agent card to check its signatures; this one is missing, unreadable or not JSON.',
   },
+  KNO5014: {
+    title: 'Not an agent card',
+    severity: 'error',
+    message: '`{path}` is not an agent card: {detail}, expected a JSON object with `name`, `description`, `version`, `capabilities` and `skills`.',
+    hint: 'Give agent card files (`agent-card.json`), or the output folder a build wrote to check every card in it.',
+    explanation: '`knoc verify CARD.json` checks the signatures of agent cards. Every A2A agent card, in v1.0 and before it, is a JSON object with `name`, `description`, `version`, `capabilities` and `skills`; a JSON file without them, such as manifest.json, an index or any other JSON, is not a card, so there are no card signatures to check in it, and knoc says so instead of counting it as an unsigned card. knoc does not validate the card beyond that: it checks signatures, whatever else the card holds.',
+  },
   KNO5020: {
     title: 'Disk full',
     severity: 'error',

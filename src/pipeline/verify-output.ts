@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load-config.js';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { readConfigFile } from '../config/read-config.js';
+import { FILE_START } from '../discover/discover.js';
 import { KEY_FILE_LIMIT, readGivenFile } from '../discover/read-given-file.js';
 import { LIMIT_RANGES } from '../model/limits.js';
 import { listFiles } from '../emit/list-files.js';
@@ -28,7 +29,7 @@ export interface VerifyOptions {
 export interface CardReport {
   /** The card's path as reported: inside the output folder, or as given. */
   path: string;
-  status: CardVerdict['status'] | 'unchecked' | 'unreadable';
+  status: CardVerdict['status'] | 'unchecked' | 'unreadable' | 'not-a-card';
   /** How many entries the card's `signatures` has. */
   signatureCount: number;
   verdict?: CardVerdict;
@@ -72,7 +73,7 @@ export async function verifyOutput(options: VerifyOptions = {}): Promise<VerifyR
     cardFiles = targets.map((t) => ({ label: t, file: path.resolve(t), at: fromRoot(root, path.resolve(t)) }));
   }
   const cards: CardReport[] = [];
-  for (const { label, file, at } of cardFiles) cards.push(await checkCard(label, file, at, keys, diagnostics, keys === undefined && (options.keyFile !== undefined || options.jwksFile !== undefined)));
+  for (const { label, file, at } of cardFiles) cards.push(await checkCard(label, file, at, keys, diagnostics, keys === undefined && (options.keyFile !== undefined || options.jwksFile !== undefined), isFolder));
   return { ...(outDir ? { outDir } : {}), files, cards, diagnostics };
 }
 
@@ -81,7 +82,7 @@ function fromRoot(root: string, file: string): string {
   return path.relative(root, file).split(path.sep).join('/') || '.';
 }
 
-async function checkCard(label: string, file: string, at: string, keys: VerificationKeys | undefined, diagnostics: Diagnostic[], keyBroken: boolean): Promise<CardReport> {
+async function checkCard(label: string, file: string, at: string, keys: VerificationKeys | undefined, diagnostics: Diagnostic[], keyBroken: boolean, inFolder: boolean): Promise<CardReport> {
   let card: unknown;
   try {
     // A fleet card of a large fleet is big, but no card is bigger than the largest source knoc reads.
@@ -90,8 +91,17 @@ async function checkCard(label: string, file: string, at: string, keys: Verifica
     card = JSON.parse(read.text);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    diagnostics.push(createDiagnostic('KNO5013', { path: label, detail }, { file: at }));
+    diagnostics.push(createDiagnostic('KNO5013', { path: label, detail }, { file: at, range: FILE_START }));
     return { path: label, status: 'unreadable', signatureCount: 0 };
+  }
+  const notACard = whyNotACard(card);
+  if (notACard !== undefined) {
+    // In an output folder it is a card changed after the build; a manifest named as a card is most likely meant as the build it lists.
+    const hint = inFolder
+      ? 'Rebuild with `knoc build`; if the folder was copied or deployed, copy it again as a whole.'
+      : path.basename(file) === 'manifest.json' ? `To check a build against its manifest.json, give the folder that holds it, \`${path.dirname(label)}\`, instead of the file.` : undefined;
+    diagnostics.push(createDiagnostic('KNO5014', { path: label, detail: notACard }, { file: at, range: FILE_START, ...(hint !== undefined ? { hint } : {}) }));
+    return { path: label, status: 'not-a-card', signatureCount: 0 };
   }
   const signatureCount = isRecord(card) && Array.isArray(card.signatures) ? card.signatures.length : 0;
   if (keys === undefined || keyBroken) return { path: label, status: 'unchecked', signatureCount };
@@ -101,6 +111,19 @@ async function checkCard(label: string, file: string, at: string, keys: Verifica
     for (const s of verdict.signatures) diagnostics.push(createDiagnostic('KNO5010', { index: String(s.index + 1), path: label, reason: s.reason ?? 'unknown' }, { file: at, pointer: `/signatures/${s.index}` }));
   }
   return { path: label, status: verdict.status, signatureCount, verdict };
+}
+
+/** The fields every A2A agent card has, in v1.0 and before it: a JSON object without one of them is some other file. */
+const CARD_FIELDS = ['name', 'description', 'version', 'capabilities', 'skills'] as const;
+
+/** Why a parsed JSON value is not an agent card, if it is not. */
+function whyNotACard(value: unknown): string | undefined {
+  if (!isRecord(value)) return `it is ${value === null ? 'JSON null' : Array.isArray(value) ? 'a JSON array' : `a JSON ${typeof value}`}`;
+  const missing = CARD_FIELDS.filter((field) => !Object.hasOwn(value, field));
+  if (missing.length === 0) return undefined;
+  if (missing.length === CARD_FIELDS.length) return 'it has none of the fields every A2A card has';
+  const named = missing.map((field) => `\`${field}\``);
+  return `it has no ${named.length === 1 ? named[0]! : `${named.slice(0, -1).join(', ')} or ${named.at(-1)!}`}`;
 }
 
 async function loadKeys(options: VerifyOptions, root: string, diagnostics: Diagnostic[]): Promise<VerificationKeys | undefined> {

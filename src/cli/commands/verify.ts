@@ -31,7 +31,8 @@ never fetched from a \`jku\`. Without a key, signatures are listed as not checke
 Prints one verdict per card on stdout. Exits 0 when the folder is exactly one
 complete build and, with a key, every card carries a signature that verifies;
 1 naming every file that is missing, changed or unlisted (KNO5004), every card
-whose signatures fail (KNO5010) or that is unsigned (KNO5011); 2 on a usage error.
+whose signatures fail (KNO5010) or that is unsigned (KNO5011), every file named
+that is not an agent card (KNO5014); 2 on a usage error.
 
   -f, --format NAME[=FILE]
                  the findings as stylish (default, to stderr), json, sarif,
@@ -140,6 +141,8 @@ function verdictLine(card: CardReport): string {
       return `UNSIGNED    ${card.path}`;
     case 'unreadable':
       return `UNREADABLE  ${card.path}`;
+    case 'not-a-card':
+      return `NOT A CARD  ${card.path}`;
     case 'unchecked':
       return `unchecked   ${card.path}  (${plural(card.signatureCount, 'signature')})`;
   }
