@@ -382,6 +382,25 @@ describe('files that are not regular files', () => {
     expect(run.stderr).toContain('content/agent-blueprints/folder.kno:1:1  error  KNO1005  The file cannot be read: it is a folder, expected a file.');
   });
 
+  it('warns of a file whose extension is `.kno` in another case (KNO1022), which it does not read, where the source patterns look', () => {
+    const root = copyRepo(happy);
+    const blueprint = readFileSync(path.join(root, 'content/agent-blueprints/schema-reviewer.kno'), 'utf8');
+    mkdirSync(path.join(root, 'content/deep/er'), { recursive: true });
+    mkdirSync(path.join(root, 'content/.hidden'), { recursive: true });
+    // A second copy of a blueprint under another case would be a duplicate id if it were read.
+    writeFileSync(path.join(root, 'content/agent-blueprints/copy.KNO'), blueprint);
+    writeFileSync(path.join(root, 'content/deep/er/x.Kno'), 'nothing: here\n');
+    mkdirSync(path.join(root, 'specs'));
+    writeFileSync(path.join(root, 'specs/s.kNO'), 'nothing: here\n');
+    for (const other of ['content/.hidden/y.KNO', 'content/notes.knot', 'content/old.kno.bak', 'content/README.md']) writeFileSync(path.join(root, other), 'x\n');
+    const run = runCli(['check', '--root', root]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain('content/agent-blueprints/copy.KNO:1:1  warning  KNO1022  The file `copy.KNO` is not read: its extension is `.KNO`, expected `.kno` in lower case.\n  hint: Rename it to `copy.kno`');
+    const warned = run.stderr.split('\n').filter((line) => line.includes('KNO1022')).map((line) => line.split(':')[0]);
+    expect(warned.sort()).toEqual(['content/agent-blueprints/copy.KNO', 'content/deep/er/x.Kno', 'specs/s.kNO']);
+    expect(run.stderr).not.toMatch(/KNO3001|KNO1005/);
+  });
+
   it('looks where the source patterns look, and nowhere else: content/ at any depth and specs/ itself, never a dot folder', () => {
     const root = copyRepo(happy);
     const plant = (folder: string) => {

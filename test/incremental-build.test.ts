@@ -130,6 +130,7 @@ describe('an incremental build after blueprints changed in content', () => {
       ['a domain edit', (root: string) => edit(path.join(root, 'content/perception-domains/access-logs.kno'), /^title: .*$/m, 'title: Access logs, edited')],
       ['a new blueprint', (root: string) => writeFileSync(blueprint(root, 'zz-new'), readFileSync(blueprint(root, 'access-auditor'), 'utf8').replace('slug: access-auditor', 'slug: zz-new').replace(/^id: .*$/m, 'id: 01M80P61HGA2VX19KBYCBWAFZZ'))],
       ['a removed blueprint', (root: string) => rmSync(blueprint(root, 'market-pulse'))],
+      ['a blueprint renamed to `.KNO`, which is not read and is warned of', (root: string) => renameSync(blueprint(root, 'release-herald'), path.join(root, 'content/agent-blueprints/release-herald.KNO'))],
       ['a changed config', (root: string) => edit(path.join(root, 'knoc.config.yaml'), /^base_url: .*$/m, 'base_url: https://elsewhere.example.org/')],
     ];
     for (const [name, change] of declines) expect(expectSameAsFullBuild(root, change).incremental, name).toBe(false);

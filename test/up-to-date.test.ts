@@ -46,6 +46,22 @@ describe('a build with nothing changed (the stat index)', () => {
     expect(snapshotTree(path.join(root, 'dist'))).toEqual(tree);
   });
 
+  it('sees a new `agent.KNO` and warns of it (KNO1022), then repeats the warning as the full build reports it, with no code frame of the file it did not read', () => {
+    const root = copyRepo(happy);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    expect(answeredFromIndex(root)).toBe(true);
+    writeFileSync(path.join(root, 'content/agent-blueprints/agent.KNO'), readFileSync(path.join(root, 'content/agent-blueprints/schema-reviewer.kno')));
+    const added = runCli(['build', '--root', root]);
+    expect(added.status).toBe(0);
+    expect(added.stderr).toContain('content/agent-blueprints/agent.KNO:1:1  warning  KNO1022');
+    expect(answeredFromIndex(root)).toBe(true);
+    const again = runCli(['build', '--root', root]);
+    const full = runCli(['build', '--root', root, '--no-cache']);
+    expect(full.stderr).toContain('KNO1022');
+    expect(withoutTime(again.stderr)).toBe(withoutTime(full.stderr));
+    expect(again.stderr).not.toMatch(/^> 1 \|/m);
+  });
+
   it('builds in full when today\'s gate is stricter, and fails as the full build does', () => {
     const root = warningRepo();
     expect(runCli(['build', '--root', root]).status).toBe(0);

@@ -159,6 +159,14 @@ export const catalogue = {
     explanation:
       'The YAML parser knoc uses breaks lines at LF and CRLF only, so a file whose lines end with a carriage return alone reads as one long line: an empty document when it starts with a comment, or a syntax error at the first key. knoc refuses such a file before parsing it and says why, instead of reporting either.',
   },
+  KNO1022: {
+    title: 'Source extension in another case',
+    severity: 'warning',
+    message: 'The file `{name}` is not read: its extension is `{extension}`, expected `.kno` in lower case.',
+    hint: 'Rename it to `{renamed}`, or move it out of content/ and specs/ if it is not a source.',
+    explanation:
+      'knoc reads content/**/*.kno and specs/*.kno, matching the extension in lower case on every file system, so a build reads the same files on Linux, macOS and Windows. A file named `agent.KNO` or `agent.Kno` looks like a source, and on a file system that ignores case it opens as `agent.kno`, but knoc does not read it; instead of leaving it out unseen, knoc names it. Renaming it to `.kno` makes it a source.',
+  },
   KNO2001: {
     title: 'Missing `$schema`',
     severity: 'error',

@@ -96,6 +96,11 @@ export async function listSources(root: string, limits: ParseLimits = DEFAULT_LI
   const regular = new Set([...contentPaths, ...specPaths]);
   for (const odd of sortPaths(everything.filter((p) => !regular.has(p) && !p.endsWith('/')))) {
     const info = await lstat(path.join(root, odd)).catch(() => undefined);
+    // `agent.KNO` is a source by its name on a file system that ignores case, but the glob, like every file system that does not, reads only `.kno`.
+    if (info?.isFile() && otherCaseKno(odd)) {
+      diagnostics.push(otherCase(odd));
+      continue;
+    }
     if (!odd.endsWith('.kno') && !(info?.isSymbolicLink() && (await stat(path.join(root, odd)).catch(() => undefined))?.isDirectory())) continue;
     const detail = !info ? 'it cannot be examined' : !info.isSymbolicLink() ? notRegular(info).detail : odd.endsWith('.kno') ? 'it is a symbolic link; knoc reads only regular files inside the repository' : 'it is a symbolic link to a folder; knoc does not follow links, so the .kno files behind it are not read';
     diagnostics.push(unreadable(odd, detail, info?.isSymbolicLink() ? LINK_HINT : undefined));
@@ -219,6 +224,18 @@ function stampFolders(tops: readonly string[]): { stamps: Map<string, FolderStam
     for (const entry of entries) if (entry.isDirectory()) stamps.set(path.join(entry.parentPath, entry.name), stampFolder(path.join(entry.parentPath, entry.name)));
   }
   return { stamps, entries: walked };
+}
+
+/** Whether a path ends in `.kno` in another case than lower case (`.KNO`, `.Kno`). */
+function otherCaseKno(relative: string): boolean {
+  const extension = relative.slice(-4);
+  return extension !== '.kno' && extension.toLowerCase() === '.kno';
+}
+
+/** The KNO1022 warning for `agent.KNO`: not read, and how to make it read. */
+function otherCase(relative: string): Diagnostic {
+  const name = relative.slice(relative.lastIndexOf('/') + 1);
+  return createDiagnostic('KNO1022', { name, extension: name.slice(-4), renamed: `${name.slice(0, -4)}.kno` }, { file: relative, range: FILE_START });
 }
 
 /** Line 1, column 1: where a finding about a whole file (its kind, its size, its name) points. */

@@ -183,12 +183,13 @@ export function recordUpToDate(input: RecordInput): void {
   if (sources.some((s) => !s.stamp) || (input.config && !input.config.stamp)) return;
   const files: Record<string, string> = {};
   if (input.diagnostics.length > 0) {
+    // Only the files the build read, as its code frames show: never one it left unread (a link, `agent.KNO`, a file too large).
     const absolute = new Map<string, string>([...sources, ...(input.config ? [input.config] : [])].map((s) => [s.path, s.absolutePath]));
     for (const d of input.diagnostics) {
       for (const file of [d.file, ...(d.related ?? []).map((r) => r.file)]) {
         if (file === undefined) continue;
-        const found = absolute.get(file) ?? path.resolve(input.root, file);
-        files[file] = found;
+        const found = absolute.get(file) ?? (input.baseline.sha256 !== undefined && path.resolve(input.root, file) === input.baseline.path ? input.baseline.path : undefined);
+        if (found !== undefined) files[file] = found;
       }
     }
   }
