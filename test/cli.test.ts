@@ -120,10 +120,18 @@ describe('knoc CLI (real process)', () => {
     // An option another command takes, as written: which one.
     [['watch', '--update-baseline'], /^knoc: unknown option `--update-baseline`\n {2}hint: `--update-baseline` is an option of `knoc build` and `knoc check`\.\nRun `knoc watch --help` for usage\.\n$/],
     [['verify', '--sign-key', 'key.pem'], /hint: `--sign-key` is an option of `knoc build`\.\n/],
+    // A slip away from no option of its own but from another command's: which, and whose.
+    [['check', '--explian'], /^knoc: unknown option `--explian`\n {2}hint: Did you mean `--explain`\? It is an option of `knoc build`\.\nRun `knoc check --help` for usage\.\n$/],
+    [['check', '--sgin-key', 'key.pem'], /hint: Did you mean `--sign-key`\? It is an option of `knoc build`\.\n/],
     [['help', 'frobnicate'], /unknown command `frobnicate`\nRun `knoc --help` for usage/],
     // An option before the command is an option, and said where it goes.
     [['--quiet', 'build'], /^knoc: unknown option `--quiet` before the command; options go after it \(`knoc build --quiet`\)\nRun `knoc --help` for usage\.\n$/],
     [['--verbose'], /^knoc: unknown option `--verbose` before the command; options go after it \(`knoc <command> --verbose`\)\n/],
+    // Mistyped there too: held against the options of the command that follows, as after it.
+    [['--qiet', 'build'], /^knoc: unknown option `--qiet` before the command; options go after it \(`knoc build --qiet`\)\n {2}hint: Did you mean `--quiet`\?\nRun `knoc --help` for usage\.\n$/],
+    [['--formt=json', 'check'], /^knoc: unknown option `--formt=json` before the command; options go after it \(`knoc check --formt=json`\)\n {2}hint: Did you mean `--format`\?\n/],
+    [['--explian', 'check'], /\n {2}hint: Did you mean `--explain`\? It is an option of `knoc build`\.\n/],
+    [['--explain', 'check'], /\n {2}hint: `--explain` is an option of `knoc build`\.\n/],
     [['--version', '--bogus'], /unexpected argument `--bogus` after --version/],
     [['build', '--no-such-flag'], /^knoc: unknown option `--no-such-flag`\nRun `knoc build --help` for usage\.\n$/],
     [['check', '--format'], /^knoc: option `--format` needs a value\nRun `knoc check --help` for usage\.\n$/],

@@ -12,16 +12,22 @@ export function commandHint(word: string): string | undefined {
 
 /**
  * The hint for an unknown option `--name` of the command called `commandName`: the one of its own options
- * the word is a slip away from, else the other commands that take it as written.
+ * the word is a slip away from, else the other commands that take it as written, else the one option of
+ * other commands it is a slip away from, said to be theirs (`check --explian`: `--explain`, of `knoc build`).
+ * None for one of its own options, as written (given before the command).
  */
 export function optionHint(commandName: string, option: string): string | undefined {
   const command = commands.find((c) => c.name === commandName);
   if (!command || !option.startsWith('--')) return undefined;
   const name = option.slice(2);
+  if (Object.hasOwn(command.options, name)) return undefined;
   const near = suggestOnly(name, Object.keys(command.options));
   if (near !== undefined) return `Did you mean \`--${near}\`?`;
   const others = commands.filter((c) => c !== command && Object.hasOwn(c.options, name));
-  return others.length === 0 ? undefined : `\`${option}\` is an option of ${list(others)}.`;
+  if (others.length > 0) return `\`${option}\` is an option of ${list(others)}.`;
+  const elsewhere = suggestOnly(name, commands.flatMap((c) => (c === command ? [] : Object.keys(c.options))).filter((o) => !Object.hasOwn(command.options, o)));
+  if (elsewhere === undefined) return undefined;
+  return `Did you mean \`--${elsewhere}\`? It is an option of ${list(commands.filter((c) => c !== command && Object.hasOwn(c.options, elsewhere)))}.`;
 }
 
 /** "`knoc a`", "`knoc a` and `knoc b`", "`knoc a`, `knoc b` and `knoc c`". */

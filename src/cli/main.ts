@@ -75,7 +75,7 @@ async function run(argv: readonly string[], running: { command?: string }): Prom
   // An option before the command (`knoc --quiet build`): said to be an option, and where it goes.
   if (name.startsWith('-')) {
     const next = rest[0] !== undefined && !rest[0].startsWith('-') ? await commandNamed(rest[0]) : undefined;
-    throw new UsageError(`unknown option \`${name}\` before the command; options go after it (\`knoc ${next?.name ?? '<command>'} ${name}\`)`);
+    throw new OptionBeforeCommandError(name, next?.name);
   }
   const command = await commandNamed(name);
   if (!command) throw new UnknownCommandError(name);
@@ -99,6 +99,13 @@ class UnknownCommandError extends UsageError {
   }
 }
 
+/** An option given before the command, kept for the suggestion that may follow: its spelling is held against the command's options. */
+class OptionBeforeCommandError extends UsageError {
+  constructor(readonly option: string, readonly command: string | undefined) {
+    super(`unknown option \`${option}\` before the command; options go after it (\`knoc ${command ?? '<command>'} ${option}\`)`);
+  }
+}
+
 /**
  * What the user probably meant by an unknown command or option, if one name is
  * close (`biuld`: `build`), or which commands take an option this one does not.
@@ -108,6 +115,8 @@ class UnknownCommandError extends UsageError {
 async function usageHint(error: Error, command: string | undefined): Promise<string | undefined> {
   try {
     if (error instanceof UnknownCommandError) return (await import('./did-you-mean.js')).commandHint(error.word);
+    // `knoc --qiet build`: the option as the command would read it, without a value (`--formt=json`).
+    if (error instanceof OptionBeforeCommandError) return error.command === undefined ? undefined : (await import('./did-you-mean.js')).optionHint(error.command, error.option.split('=')[0]!);
     const option = unknownOption(error);
     if (option !== undefined && command !== undefined) return (await import('./did-you-mean.js')).optionHint(command, option);
   } catch {
