@@ -1,4 +1,4 @@
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -288,6 +288,107 @@ describe('suppressions', () => {
     const broken = runCli(['check', '--root', root, '--format', 'json']);
     expect(broken.status).toBe(1);
     expect(JSON.parse(broken.stdout).diagnostics.map((d: { code: string; file: string }) => `${d.code} ${d.file}`)).toEqual(['KNO1001 content/agent-blueprints/schema-reviewer.kno']);
+  });
+
+  /**
+   * A copy of the happy fixture whose baseline accepts four warnings: an orphan domain (KNO3008, billing), a deprecated
+   * domain drift-sentinel perceives (KNO3007, legacy) and a skill without examples in each blueprint (KNO2051).
+   */
+  function acceptedRepo(): string {
+    const root = copyRepo(happy);
+    const domain = (slug: string, id: string, more = '') => `$schema: perception-domain@0.1.0\nid: ${id}\nslug: ${slug}\ntitle: T\npurpose: P.\ncategory: structural\nsources: [x]\n${more}`;
+    writeFileSync(path.join(root, 'content/perception-domains/billing.kno'), domain('billing', '01JQ0000000000000000000D71'));
+    writeFileSync(path.join(root, 'content/perception-domains/legacy.kno'), domain('legacy', '01JQ0000000000000000000D72', 'deprecated: true\n'));
+    const sentinel = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(sentinel, readFileSync(sentinel, 'utf8').replace('domains: [schemas, api-surface]', 'domains: [schemas, api-surface, legacy]').replace('      examples: ["Check the orders API for drift"]\n', ''));
+    const reviewer = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(reviewer, readFileSync(reviewer, 'utf8').replace('      examples: ["Review the change to orders.schema.json"]\n', ''));
+    const update = runCli(['check', '--root', root, '--update-baseline']);
+    expect(update.status, update.stderr).toBe(0);
+    expect(update.stderr).toMatch(/; baseline written to knoc-baseline\.json\n$/);
+    expect(baselineEntries(root)).toEqual(ACCEPTED);
+    return root;
+  }
+  const ACCEPTED = ['KNO2051 content/agent-blueprints/drift-sentinel.kno', 'KNO2051 content/agent-blueprints/schema-reviewer.kno', 'KNO3007 content/agent-blueprints/drift-sentinel.kno', 'KNO3008 content/perception-domains/billing.kno'];
+  const baselineEntries = (root: string): string[] =>
+    (JSON.parse(readFileSync(path.join(root, 'knoc-baseline.json'), 'utf8')) as { entries: { code: string; file: string }[] }).entries.map((e) => `${e.code} ${e.file}`).sort();
+
+  it('keeps the entries --update-baseline cannot check while a blueprint does not parse, dropping only the findings it proves gone', () => {
+    const root = acceptedRepo();
+    const reviewer = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    const text = readFileSync(reviewer, 'utf8');
+    writeFileSync(reviewer, `${text}\nzz: [\n`);
+    // Fixed meanwhile, in a blueprint that parses: that finding is proven gone.
+    const sentinel = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(sentinel, readFileSync(sentinel, 'utf8').replace('      tags: [schemas, api]\n', '      tags: [schemas, api]\n      examples: ["Check the orders API for drift"]\n'));
+    const update = runCli(['check', '--root', root, '--update-baseline', '--format', 'json']);
+    expect(update.status).toBe(1);
+    expect(JSON.parse(update.stdout).diagnostics.map((d: { code: string; file: string }) => `${d.code} ${d.file}`)).toEqual(['KNO3007 content/agent-blueprints/drift-sentinel.kno', 'KNO1001 content/agent-blueprints/schema-reviewer.kno']);
+    expect(update.stderr).toMatch(/; baseline written to knoc-baseline\.json, keeping 2 earlier entries whose findings this run could not check\n$/);
+    // The unparsed blueprint's own finding and the orphan domain it might perceive stay accepted.
+    expect(baselineEntries(root)).toEqual(['KNO2051 content/agent-blueprints/schema-reviewer.kno', 'KNO3007 content/agent-blueprints/drift-sentinel.kno', 'KNO3008 content/perception-domains/billing.kno']);
+
+    writeFileSync(reviewer, text);
+    const fixed = runCli(['check', '--root', root]);
+    expect(fixed.status, fixed.stderr).toBe(0);
+    expect(fixed.stderr).toMatch(/0 errors, 0 warnings \(3 suppressed\)/);
+
+    // With every file checked, an update drops what is gone and keeps nothing unchecked.
+    rmSync(path.join(root, 'content/perception-domains/billing.kno'));
+    const complete = runCli(['check', '--root', root, '--update-baseline']);
+    expect(complete.status, complete.stderr).toBe(0);
+    expect(complete.stderr).toMatch(/; baseline written to knoc-baseline\.json\n$/);
+    expect(baselineEntries(root)).toEqual(['KNO2051 content/agent-blueprints/schema-reviewer.kno', 'KNO3007 content/agent-blueprints/drift-sentinel.kno']);
+  });
+
+  it('keeps the entries --update-baseline cannot check while a domain does not parse: the deprecated use of it elsewhere and the orphan domains', () => {
+    const root = acceptedRepo();
+    const legacy = path.join(root, 'content/perception-domains/legacy.kno');
+    const text = readFileSync(legacy, 'utf8');
+    writeFileSync(legacy, text.replace('title: T', 'title: [T'));
+    const update = runCli(['check', '--root', root, '--update-baseline']);
+    expect(update.status).toBe(1);
+    expect(update.stderr).toContain('content/perception-domains/legacy.kno:4:8  error  KNO1001');
+    expect(update.stderr).toMatch(/; baseline written to knoc-baseline\.json, keeping 2 earlier entries whose findings this run could not check\n$/);
+    expect(baselineEntries(root)).toEqual(ACCEPTED);
+
+    writeFileSync(legacy, text);
+    const fixed = runCli(['check', '--root', root]);
+    expect(fixed.status, fixed.stderr).toBe(0);
+    expect(fixed.stderr).toMatch(/0 errors, 0 warnings \(4 suppressed\)/);
+  });
+
+  it('drops with --update-baseline a fixed finding that reads other files while a blueprint only does not fit its schema, which hides none', () => {
+    const root = brokenRepo();
+    expect(runCli(['check', '--root', root, '--update-baseline']).status).toBe(1);
+    expect(baselineEntries(root)).toEqual(['KNO2051 content/agent-blueprints/drift-sentinel.kno', 'KNO3001 content/agent-blueprints/drift-sentinel.kno']);
+    const sentinel = path.join(root, 'content/agent-blueprints/drift-sentinel.kno');
+    writeFileSync(sentinel, readFileSync(sentinel, 'utf8').replace('schemaz', 'schemas'));
+    const reviewer = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(reviewer, readFileSync(reviewer, 'utf8').replace('lifecycle: bounded', 'lifecycle: bounde'));
+    const update = runCli(['check', '--root', root, '--update-baseline']);
+    expect(update.status).toBe(1);
+    expect(update.stderr).toMatch(/; baseline written to knoc-baseline\.json\n$/);
+    expect(baselineEntries(root)).toEqual(['KNO2051 content/agent-blueprints/drift-sentinel.kno']);
+  });
+
+  it('keeps the missing-URL entries (KNO4001, KNO4002) --update-baseline cannot check while knoc.config.yaml does not parse', () => {
+    const root = copyRepo(happy);
+    const config = path.join(root, 'knoc.config.yaml');
+    const text = readFileSync(config, 'utf8').replace('base_url: https://agents.example.test/\n', '');
+    writeFileSync(config, text);
+    expect(runCli(['check', '--root', root, '--update-baseline']).status).toBe(1);
+    const accepted = ['KNO4001 content/agent-blueprints/schema-reviewer.kno', 'KNO4002 knoc.config.yaml'];
+    expect(baselineEntries(root)).toEqual(accepted);
+    writeFileSync(config, `${text}zz: [\n`);
+    const update = runCli(['check', '--root', root, '--update-baseline']);
+    expect(update.status).toBe(1);
+    expect(update.stderr).toMatch(/; baseline written to knoc-baseline\.json, keeping 2 earlier entries whose findings this run could not check\n$/);
+    expect(baselineEntries(root)).toEqual(accepted);
+    writeFileSync(config, text);
+    const fixed = runCli(['check', '--root', root]);
+    expect(fixed.status, fixed.stderr).toBe(0);
+    expect(fixed.stderr).toMatch(/0 errors, 0 warnings \(2 suppressed\)/);
   });
 
   it.each([

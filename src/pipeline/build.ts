@@ -21,7 +21,7 @@ import { lockWaitOf, type LockWaitNotice } from './lock-wait.js';
 import { buildFaultPoint } from '../emit/fault-hook.js';
 import { discardEarlyStage, holdStagedOutputs, openEarlyStage, pendingJournal, recordStaged, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import { parseFile } from '../parse/parse-file.js';
-import { createBaseline, formatBaseline } from '../suppress/baseline.js';
+import { createBaseline, formatBaseline, parseBaseline, updateBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, parseSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
 import { isAgentCardPath } from '../project/project-headers.js';
 import type { SigningInput } from '../sign/sign-cards.js';
@@ -105,6 +105,8 @@ export interface BuildResult extends CompileResult {
   stopped?: true;
   /** Set when `updateBaseline` wrote the baseline file: its path relative to root. */
   baselineWritten?: string;
+  /** How many entries of the previous baseline that update kept because this build could not check them (unset when none). */
+  baselineKept?: number;
   /** Why each output was rewritten and which inputs were parsed. */
   explanation: RebuildExplanation;
   /** Why the persistent cache was not used, when it was not. */
@@ -126,8 +128,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   // The config comes first: its `limits` bound how every other file is read.
   const { source: config, diagnostics: configRead } = readConfigFile(root);
   const limits = configuredLimits(config);
-  // The baseline is read like a source: a link, a pipe or an oversized file is a finding, never followed or read.
-  const baselineRead = options.updateBaseline ? undefined : readRepositoryFile(baselinePath, path.resolve(root, baselinePath), limits, 'json');
+  // The baseline is read like a source: a link, a pipe or an oversized file is a finding, never followed or read. An
+  // update does not apply it: it only keeps the entries this run cannot check.
+  const baselineFound = readRepositoryFile(baselinePath, path.resolve(root, baselinePath), limits, 'json');
+  const baselineRead = options.updateBaseline ? undefined : baselineFound;
   const listing = options.discovery ? undefined : await listSources(root, limits);
   const listed = performance.now();
   const baselineText = baselineRead && 'source' in baselineRead ? baselineRead.source.text : undefined;
@@ -237,6 +241,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const diagnostics = [...result.diagnostics, ...missingBaseline, ...(signing && 'diagnostic' in signing ? [signing.diagnostic] : []), ...(await checkOutDir(root, outDir, outSite, config?.path, outFromConfig))];
 
     let baselineWritten: string | undefined;
+    let baselineKept = 0;
     const baselineTarget = path.resolve(root, baselinePath);
     const baselineIsSource = [path.join(root, 'content'), path.join(root, 'specs')].some((dir) => baselineTarget.startsWith(dir + path.sep)) || baselineTarget === path.join(root, CONFIG_FILE);
     // A write through a link would land wherever it points, perhaps outside the repository: refused, as init, new and schema refuse it.
@@ -248,8 +253,11 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     } else if (options.updateBaseline) {
       try {
         // Whole or not at all: a run stopped part way leaves the previous baseline, never half of a new one.
-        writeAtomically(baselineTarget, formatBaseline(createBaseline(diagnostics)));
+        const previous = 'source' in baselineFound ? parseBaseline(baselineFound.source.text, baselinePath).baseline : undefined;
+        const updated = updateBaseline(createBaseline(diagnostics), previous, result.unchecked);
+        writeAtomically(baselineTarget, formatBaseline(updated.baseline));
         baselineWritten = baselinePath;
+        baselineKept = updated.kept;
       } catch (error) {
         diagnostics.push(createDiagnostic('KNO6004', { detail: error instanceof Error ? error.message : String(error) }, { file: baselinePath }));
       }
@@ -314,6 +322,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       outDir,
       ...(written ? { written } : {}),
       ...(baselineWritten ? { baselineWritten } : {}),
+      ...(baselineKept > 0 ? { baselineKept } : {}),
       failed,
       ...(stopped ? { stopped: true as const } : {}),
       discovery,

@@ -25,10 +25,10 @@ import { bindSymbols } from '../resolve/bind.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import { isStructural } from '../diagnostics/catalogue.js';
 import { isReservedName, isSafeSlug, missingCardFields } from '../project/check-card.js';
-import { COMPLETE_ONLY_CODES, resolveReferences } from '../resolve/resolve-references.js';
+import { COMPLETE_ONLY_CODES, CROSS_FILE_CODES, resolveReferences } from '../resolve/resolve-references.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
 import { validateEntity } from '../validate/validate-entity.js';
-import { parseBaseline } from '../suppress/baseline.js';
+import { parseBaseline, type Unchecked } from '../suppress/baseline.js';
 import { createSuppressor } from '../suppress/suppressor.js';
 import { applyRuleSeverities } from './rule-severities.js';
 import { LARGE_BUILD, releaseMemory } from './release-memory.js';
@@ -101,6 +101,8 @@ export interface CompileResult {
   bound: Entity[];
   /** True when every content file was read as an entity with no error (the condition for orphan-domain findings). */
   complete: boolean;
+  /** The findings this build could not look for: a baseline update keeps their entries. */
+  unchecked: Unchecked;
 }
 
 /** Paths of the index files in the output folder. */
@@ -292,6 +294,12 @@ export function compile(input: CompileInput): CompileResult {
   if (requests.length >= LARGE_BUILD) releaseMemory();
   const outputs = planOutputs(requests, inputs, registry.digest, stageOutput);
   endPhase('plan', `${outputs.length} output${outputs.length === 1 ? '' : 's'}`);
+  // A file that does not parse or fit its schema was checked no further; one in content/ that could not be read as an
+  // entity may hide the findings that read other files, and a broken config those about missing URLs.
+  const unchecked: Unchecked = {
+    codes: new Set([...(complete ? [] : COMPLETE_ONLY_CODES), ...(unreadable.size > 0 ? CROSS_FILE_CODES : []), ...(quietAboutUrls ? ['KNO4001', 'KNO4002'] : [])]),
+    files: new Set(diagnostics.flatMap((d) => (d.file !== undefined && structural(d) ? [d.file] : []))),
+  };
 
   return {
     diagnostics: [...diagnostics, ...applyRuleSeverities(suppressor.finish(complete ? undefined : COMPLETE_ONLY_CODES), config.rules)].sort(compareDiagnostics),
@@ -309,6 +317,7 @@ export function compile(input: CompileInput): CompileResult {
     phaseMs,
     bound,
     complete,
+    unchecked,
   };
 }
 

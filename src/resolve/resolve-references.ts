@@ -19,6 +19,14 @@ export interface ResolveOptions {
 /** The codes of the checks that run only when `complete`: the orphan domains (KNO3008). */
 export const COMPLETE_ONLY_CODES: ReadonlySet<string> = new Set(['KNO3008']);
 
+/**
+ * The codes of findings that depend on files other than their own, so that a file which could not be read may hide
+ * one anywhere: a duplicate id (KNO3002, found when binding), an unknown or deprecated domain (KNO3001, KNO3007), an
+ * unresolved reference (KNO3005), an orphan domain (KNO3008) and a replacement that is unknown or leads back (KNO3009,
+ * KNO3012).
+ */
+export const CROSS_FILE_CODES: ReadonlySet<string> = new Set(['KNO3001', 'KNO3002', 'KNO3005', 'KNO3007', 'KNO3008', 'KNO3009', 'KNO3012']);
+
 /** Checks every cross-file reference of every entity against the symbol table. */
 export function resolveReferences(symbols: SymbolTable, options: ResolveOptions = {}): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];

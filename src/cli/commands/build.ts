@@ -277,6 +277,8 @@ interface Reported {
   outDir: string;
   written?: { written: number; unchanged: number; removed: number };
   baselineWritten?: string;
+  /** Entries of the previous baseline the update kept because the run could not check their findings. */
+  baselineKept?: number;
   sources(file: string): string | undefined;
 }
 
@@ -313,7 +315,9 @@ async function report(result: Reported, command: 'build' | 'check', formats: rea
         : result.diagnostics.some((d) => d.code === 'KNO5025')
           ? `${relativeOut(result)} partly published`
           : `nothing written`;
-  const baseline = result.baselineWritten ? `; baseline written to ${result.baselineWritten}` : '';
+  // Entries kept because their findings could not be looked for are said to be kept, never counted as today's findings.
+  const kept = result.baselineKept ? `, keeping ${result.baselineKept} earlier ${result.baselineKept === 1 ? 'entry' : 'entries'} whose findings this run could not check` : '';
+  const baseline = result.baselineWritten ? `; baseline written to ${result.baselineWritten}${kept}` : '';
   const line = `${counts}${suppressed} in ${Math.round(result.durationMs)} ms; ${outcome}${baseline}${warningGate(result, options)}`;
   if (!options.quiet || result.failed) process.stderr.write(`${result.failed ? paint.red(line) : line}\n`);
   for (const message of unwritten) process.stderr.write(`${paint.red(message)}\n`);
