@@ -327,6 +327,9 @@ describe('suppressions', () => {
     expect(update.stderr).toMatch(/; baseline written to knoc-baseline\.json, keeping 2 earlier entries whose findings this run could not check\n$/);
     // The unparsed blueprint's own finding and the orphan domain it might perceive stay accepted.
     expect(baselineEntries(root)).toEqual(['KNO2051 content/agent-blueprints/schema-reviewer.kno', 'KNO3007 content/agent-blueprints/drift-sentinel.kno', 'KNO3008 content/perception-domains/billing.kno']);
+    // Nor does a run that applies the baseline call them stale (KNO6003) meanwhile.
+    const meanwhile = runCli(['check', '--root', root, '--format', 'json']);
+    expect(JSON.parse(meanwhile.stdout).diagnostics.map((d: { code: string; file: string }) => `${d.code} ${d.file}`)).toEqual(['KNO1001 content/agent-blueprints/schema-reviewer.kno']);
 
     writeFileSync(reviewer, text);
     const fixed = runCli(['check', '--root', root]);
@@ -351,6 +354,8 @@ describe('suppressions', () => {
     expect(update.stderr).toContain('content/perception-domains/legacy.kno:4:8  error  KNO1001');
     expect(update.stderr).toMatch(/; baseline written to knoc-baseline\.json, keeping 2 earlier entries whose findings this run could not check\n$/);
     expect(baselineEntries(root)).toEqual(ACCEPTED);
+    const meanwhile = runCli(['check', '--root', root, '--format', 'json']);
+    expect(JSON.parse(meanwhile.stdout).diagnostics.map((d: { code: string; file: string }) => `${d.code} ${d.file}`)).toEqual(['KNO1001 content/perception-domains/legacy.kno']);
 
     writeFileSync(legacy, text);
     const fixed = runCli(['check', '--root', root]);
@@ -385,6 +390,8 @@ describe('suppressions', () => {
     expect(update.status).toBe(1);
     expect(update.stderr).toMatch(/; baseline written to knoc-baseline\.json, keeping 2 earlier entries whose findings this run could not check\n$/);
     expect(baselineEntries(root)).toEqual(accepted);
+    const meanwhile = runCli(['check', '--root', root, '--format', 'json']);
+    expect(JSON.parse(meanwhile.stdout).diagnostics.map((d: { code: string; file: string }) => d.code)).toEqual(['KNO1001']);
     writeFileSync(config, text);
     const fixed = runCli(['check', '--root', root]);
     expect(fixed.status, fixed.stderr).toBe(0);

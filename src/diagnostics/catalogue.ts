@@ -643,7 +643,7 @@ export const catalogue = {
     severity: 'warning',
     message: 'The baseline entry for `{code}` in `{file}` matches no finding any more.',
     hint: 'Run `knoc check --update-baseline` to drop fixed findings from the baseline.',
-    explanation: 'A baseline records findings accepted at one point in time; when a finding is fixed its entry becomes stale and should be removed so the baseline only shrinks.',
+    explanation: 'A baseline records findings accepted at one point in time; when a finding is fixed its entry becomes stale and should be removed so the baseline only shrinks. An entry whose finding the run could not look for is not reported, and `--update-baseline` keeps it: one in a file that does not parse or fit its schema, one of the findings that read other files (such as KNO3007 and KNO3008) while a file in content/ does not parse, and KNO4001 and KNO4002 while knoc.config.yaml does not.',
   },
   KNO6004: {
     title: 'Unreadable baseline',

@@ -101,7 +101,7 @@ export interface CompileResult {
   bound: Entity[];
   /** True when every content file was read as an entity with no error (the condition for orphan-domain findings). */
   complete: boolean;
-  /** The findings this build could not look for: a baseline update keeps their entries. */
+  /** The findings this build could not look for: their baseline entries are not called stale, and an update keeps them. */
   unchecked: Unchecked;
 }
 
@@ -302,7 +302,7 @@ export function compile(input: CompileInput): CompileResult {
   };
 
   return {
-    diagnostics: [...diagnostics, ...applyRuleSeverities(suppressor.finish(complete ? undefined : COMPLETE_ONLY_CODES), config.rules)].sort(compareDiagnostics),
+    diagnostics: [...diagnostics, ...applyRuleSeverities(suppressor.finish(complete ? undefined : COMPLETE_ONLY_CODES, unchecked), config.rules)].sort(compareDiagnostics),
     outputs,
     config,
     domainIndex,

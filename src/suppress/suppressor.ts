@@ -1,6 +1,6 @@
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { rangeInText, type Baseline, type BaselineEntry } from './baseline.js';
+import { isUnchecked, rangeInText, type Baseline, type BaselineEntry, type Unchecked } from './baseline.js';
 import { fingerprintOf } from './fingerprint.js';
 import { parseInlineSuppressions, type InlineSuppression } from './inline.js';
 
@@ -9,11 +9,12 @@ export interface Suppressor {
   /** Removes the findings that are suppressed; call once per batch, in phase order. */
   filter(diagnostics: readonly Diagnostic[]): Diagnostic[];
   /**
-   * Malformed and unused suppressions and stale baseline entries, once every batch is filtered. A suppression or
-   * entry of a code in `unchecked` (a check this run skipped) silenced nothing because nothing was looked for, so
-   * it is not reported.
+   * Malformed and unused suppressions and stale baseline entries, once every batch is filtered. A suppression of a
+   * code in `unchecked` (a check this run skipped) silenced nothing because nothing was looked for, so it is not
+   * reported; nor is a baseline entry `entries` says this run could not check (an update keeps those), which defaults
+   * to the same codes.
    */
-  finish(unchecked?: ReadonlySet<string>): Diagnostic[];
+  finish(unchecked?: ReadonlySet<string>, entries?: Unchecked): Diagnostic[];
   /** Everything filtered out so far. */
   readonly suppressed: Diagnostic[];
 }
@@ -57,13 +58,13 @@ export function createSuppressor(sources: ReadonlyMap<string, string>, baseline?
         return false;
       });
     },
-    finish(unchecked) {
+    finish(unchecked, entries = unchecked && { codes: unchecked, files: new Set<string>() }) {
       const out = [...problems];
       for (const s of [...inline.values()].flat()) {
         for (const code of s.codes.filter((c) => !s.used.has(c) && !unchecked?.has(c))) out.push(createDiagnostic('KNO6002', { code }, { file: s.file, range: s.range }));
       }
       for (const entry of [...accepted.values()].flat()) {
-        if (unchecked?.has(entry.code)) continue;
+        if (isUnchecked(entry, entries)) continue;
         const text = baseline!.baseline.text ?? '';
         const index = text.indexOf(entry.fingerprint);
         const range = index >= 0 ? rangeInText(text, index, entry.fingerprint.length) : undefined;
