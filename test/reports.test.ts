@@ -398,6 +398,20 @@ describe('suppressions', () => {
     expect(fixed.stderr).toMatch(/0 errors, 0 warnings \(2 suppressed\)/);
   });
 
+  it('records with --update-baseline the findings of projecting a blueprint whose other error it accepts, so the next run passes', () => {
+    const root = copyRepo(happy);
+    const config = path.join(root, 'knoc.config.yaml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('base_url: https://agents.example.test/\n', ''));
+    const reviewer = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    writeFileSync(reviewer, readFileSync(reviewer, 'utf8').replace('domains: [schemas]', 'domains: [schemas, billing]'));
+    expect(runCli(['check', '--root', root, '--update-baseline']).status).toBe(1);
+    // The unknown domain (KNO3001) and the missing interface URL found only by projecting the card (KNO4001).
+    expect(baselineEntries(root)).toEqual(['KNO3001 content/agent-blueprints/schema-reviewer.kno', 'KNO4001 content/agent-blueprints/schema-reviewer.kno', 'KNO4002 knoc.config.yaml']);
+    const next = runCli(['check', '--root', root]);
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.stderr).toMatch(/0 errors, 0 warnings \(3 suppressed\)/);
+  });
+
   it.each([
     { command: 'check', linked: 'knoc-baseline.json', baseline: 'knoc-baseline.json' },
     { command: 'build', linked: 'knoc-baseline.json', baseline: 'knoc-baseline.json' },

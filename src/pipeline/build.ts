@@ -209,6 +209,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(config ? { config } : {}),
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
       ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
+      ...(options.updateBaseline ? { recordingBaseline: true } : {}),
       // The fleet-level files join the cards and pages in the early stage as they are made (unless the build will not
       // publish); a build that writes nothing puts them in its spill file.
       ...(staging

@@ -41,6 +41,11 @@ export interface CompileInput {
   baseUrl?: string;
   /** A baseline of accepted findings: the file's text and its report path. */
   baseline?: { text: string; path: string };
+  /**
+   * The build records today's findings as the baseline (`--update-baseline`): every finding a baseline can accept will
+   * be accepted, so, as in the runs that apply it, only the others keep a blueprint from being projected.
+   */
+  recordingBaseline?: boolean;
   /** Analyses and cards from earlier builds, keyed by content; updated in place. */
   cache?: BuildCache;
   /** Keep rendered agent pages in memory for the next compile in this process (watch mode). */
@@ -185,7 +190,9 @@ export function compile(input: CompileInput): CompileResult {
   const settled = settle(diagnostics);
   diagnostics.length = 0;
   diagnostics.push(...settled);
-  const broken = new Set(diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined).map((d) => d.file));
+  // A blueprint with an error is not projected; recording a baseline, one whose errors the baseline will accept is, so
+  // that the findings of projecting it are recorded too, instead of failing the first run that applies the baseline.
+  const broken = new Set(diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined && (input.recordingBaseline !== true || structural(d))).map((d) => d.file));
   const baseUrl = input.baseUrl ?? config.base_url;
   // A broken config already has its own finding; a missing URL would only repeat it.
   const quietAboutUrls = (configDiagnostics.length > 0 || input.configUnreadable === true) && baseUrl === undefined;
