@@ -216,6 +216,23 @@ describe('suppressions', () => {
     expect(run.status).toBe(0);
   });
 
+  it('does not call a suppression unused while its file does not parse, in a full build or an edit of one', () => {
+    const root = copyRepo(happy);
+    const file = path.join(root, 'content/agent-blueprints/schema-reviewer.kno');
+    const text = readFileSync(file, 'utf8').replace('      examples: ["Review the change to orders.schema.json"]\n', '').replace('    - id: review', '    # knoc-disable-next-line KNO2051 -- examples come with the next release\n    - id: review');
+    writeFileSync(file, text);
+    expect(runCli(['build', '--root', root]).stderr).toMatch(/0 errors, 0 warnings \(1 suppressed\)/);
+    writeFileSync(file, `${text}zz: [\n`);
+    // The build after a clean one re-reads only the changed blueprint; the check reads every file.
+    const edit = runCli(['build', '--root', root, '--format', 'json', '--verbose']);
+    expect(edit.stderr).toContain('incremental: only 1 changed blueprint parsed');
+    const full = runCli(['check', '--root', root, '--format', 'json']);
+    for (const run of [edit, full]) {
+      expect(run.status).toBe(1);
+      expect(JSON.parse(run.stdout).diagnostics.map((d: { code: string; file: string }) => `${d.code} ${d.file}`)).toEqual(['KNO1001 content/agent-blueprints/schema-reviewer.kno']);
+    }
+  });
+
   // The goal's description ends right above the line with the error, so a directive inside it would name that line.
   const PERSONA = '  perception:\n    domains: [schemas, api-surface]\n    refresh: on-change\n  goals:\n    - id: drift-detection\n      description: No unresolved drift older than 7 days\n      metric: drift_findings_per_sweep\n      target: "0"\n';
   const DIRECTIVE = '# knoc-disable-next-line KNO3001 -- not a comment';

@@ -636,7 +636,7 @@ export const catalogue = {
     severity: 'warning',
     message: 'The suppression of `{code}` matches no finding on the next line.',
     hint: 'Remove `{code}` from the comment; the problem it silenced is gone.',
-    explanation: 'A suppression that no longer silences anything hides nothing today but would hide a new problem tomorrow, so knoc reports it.',
+    explanation: 'A suppression that no longer silences anything hides nothing today but would hide a new problem tomorrow, so knoc reports it. One in a file that does not parse or fit its schema is not reported: that file was checked no further, so nothing was looked for.',
   },
   KNO6003: {
     title: 'Stale baseline entry',

@@ -299,7 +299,9 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
     cards.set(position, { slug, path: cardPathOf(slug), card, text, sha256: sha256Hex(text) });
     fileDiagnostics.push(...settle(checkPageUrls(agent)));
   }
-  fileDiagnostics.push(...applyRuleSeverities(suppressor.finish(), rules));
+  // As the full build: a changed file that does not parse or fit its schema leaves its suppressions unused, not unneeded.
+  const unchecked = { codes: new Set<string>(), files: new Set(found.flatMap((d) => (d.file !== undefined && structural(d) ? [d.file] : []))) };
+  fileDiagnostics.push(...applyRuleSeverities(suppressor.finish(undefined, unchecked), rules));
   // A finding tied to another file needs that file's positions, which this build did not read.
   if (fileDiagnostics.some((d) => (d.file !== undefined && !targetPaths.has(d.file)) || (d.related ?? []).some((r) => r.file === undefined || !targetPaths.has(r.file)))) return declined('a finding points into a file that was not read');
   const diagnostics = [...report.diagnostics.filter((d) => d.file === undefined || !targetPaths.has(d.file)), ...fileDiagnostics].sort(compareDiagnostics);

@@ -10,9 +10,10 @@ export interface Suppressor {
   filter(diagnostics: readonly Diagnostic[]): Diagnostic[];
   /**
    * Malformed and unused suppressions and stale baseline entries, once every batch is filtered. A suppression of a
-   * code in `unchecked` (a check this run skipped) silenced nothing because nothing was looked for, so it is not
-   * reported; nor is a baseline entry `entries` says this run could not check (an update keeps those), which defaults
-   * to the same codes.
+   * code in `unchecked` (a check this run skipped), or in a file of `entries.files` (one that does not parse or fit
+   * its schema, so was checked no further), silenced nothing because nothing was looked for, so it is not reported;
+   * nor is a baseline entry `entries` says this run could not check (an update keeps those), which defaults to the
+   * same codes.
    */
   finish(unchecked?: ReadonlySet<string>, entries?: Unchecked): Diagnostic[];
   /** Everything filtered out so far. */
@@ -61,6 +62,7 @@ export function createSuppressor(sources: ReadonlyMap<string, string>, baseline?
     finish(unchecked, entries = unchecked && { codes: unchecked, files: new Set<string>() }) {
       const out = [...problems];
       for (const s of [...inline.values()].flat()) {
+        if (entries?.files.has(s.file)) continue;
         for (const code of s.codes.filter((c) => !s.used.has(c) && !unchecked?.has(c))) out.push(createDiagnostic('KNO6002', { code }, { file: s.file, range: s.range }));
       }
       for (const entry of [...accepted.values()].flat()) {
