@@ -1,11 +1,15 @@
 // A domain's `replaced_by` must lead somewhere: never back to the domain itself,
 // never round in a circle of replacements (KNO3012); deprecation warnings (KNO3007)
 // never send agents round such a circle.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Entity } from '../src/model/entity.js';
 import { parseFile } from '../src/parse/parse-file.js';
 import { bindSymbols } from '../src/resolve/bind.js';
 import { resolveReferences } from '../src/resolve/resolve-references.js';
+import { runCli } from './support/run-cli.js';
+import { copyRepo, repoRoot } from './support/temp-repo.js';
 
 /** A domain `slug` that is deprecated (`-` after the slug means not) and replaced by `replacedBy`, if given. */
 function domain(spec: string, n: number): Entity {
@@ -65,5 +69,18 @@ describe('replacements that lead back (KNO3012)', () => {
 
   it('a chain of replacements that ends at a domain in use is fine', () => {
     expect(findings(['a>b', 'b>c', 'c-'], ['a']).map((d) => d.code)).toEqual(['KNO3007']);
+  });
+});
+
+describe('a replacement whose file does not parse', () => {
+  it('is reported once, by its own file, not again as an unknown replacement (KNO3009) that a baseline update would accept', () => {
+    const root = copyRepo(path.join(repoRoot, 'test', 'fixtures', 'build', 'happy'));
+    const apiSurface = path.join(root, 'content/perception-domains/api-surface.kno');
+    writeFileSync(apiSurface, `${readFileSync(apiSurface, 'utf8')}replaced_by: schemas\n`);
+    const schemas = path.join(root, 'content/perception-domains/schemas.kno');
+    writeFileSync(schemas, readFileSync(schemas, 'utf8').replace('title: Schemas', 'title: [Schemas'));
+    const run = runCli(['check', '--root', root, '--format', 'json']);
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout).diagnostics.map((d: { code: string; file: string }) => `${d.code} ${d.file}`)).toEqual(['KNO1001 content/perception-domains/schemas.kno']);
   });
 });

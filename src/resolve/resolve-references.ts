@@ -34,7 +34,7 @@ export function resolveReferences(symbols: SymbolTable, options: ResolveOptions 
     diagnostics.push(...checkPerception(agent, symbols, options.unreadable ?? new Set()), ...checkXris(agent, symbols, options.unreadable ?? new Set()), ...checkPricing(agent), ...checkSecurityRequirements(agent));
   }
   for (const domain of symbols.ofKind(DOMAIN_KIND)) {
-    diagnostics.push(...checkReplacement(domain, symbols), ...checkXris(domain, symbols, options.unreadable ?? new Set()));
+    diagnostics.push(...checkReplacement(domain, symbols, options.unreadable ?? new Set()), ...checkXris(domain, symbols, options.unreadable ?? new Set()));
   }
   if (options.complete !== false) diagnostics.push(...checkOrphans(symbols));
   return diagnostics;
@@ -172,7 +172,7 @@ function deadEndHint(domain: Entity, slug: string, replacedBy: string | undefine
   return undefined;
 }
 
-function checkReplacement(domain: Entity, symbols: SymbolTable): Diagnostic[] {
+function checkReplacement(domain: Entity, symbols: SymbolTable, unreadable: ReadonlySet<string>): Diagnostic[] {
   const replacedBy = stringField(domain.data, 'replaced_by');
   const slug = stringField(domain.data, 'slug') ?? '?';
   const domains = symbols.bySlug.get(DOMAIN_KIND) ?? new Map<string, Entity>();
@@ -188,6 +188,8 @@ function checkReplacement(domain: Entity, symbols: SymbolTable): Diagnostic[] {
     return [createDiagnostic('KNO3012', { slug, path, expected: 'replacements that end at a domain which is not replaced (these go round in a circle)' }, { ...site, range: domain.locator.rangeOf('/replaced_by'), related })];
   }
   if (replacedBy === undefined || domains.has(replacedBy)) return [];
+  // The replacement's own file has its own finding; it is not unknown, only unreadable.
+  if (unreadable.has(`content/perception-domains/${replacedBy}.kno`)) return [];
   const suggestion = suggestClosest(replacedBy, symbols.bySlug.get(DOMAIN_KIND)?.keys() ?? []);
   return [createDiagnostic('KNO3009', { slug, replacedBy }, { file: domain.source.path, pointer: '/replaced_by', range: domain.locator.rangeOf('/replaced_by'), ...(suggestion ? { hint: `Did you mean \`${suggestion}\`?` } : {}) })];
 }
