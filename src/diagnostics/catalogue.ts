@@ -643,14 +643,14 @@ export const catalogue = {
     severity: 'warning',
     message: 'The baseline entry for `{code}` in `{file}` matches no finding any more.',
     hint: 'Run `knoc check --update-baseline` to drop fixed findings from the baseline.',
-    explanation: 'A baseline records findings accepted at one point in time; when a finding is fixed its entry becomes stale and should be removed so the baseline only shrinks. An entry whose finding the run could not look for is not reported, and `--update-baseline` keeps it: one in a file that does not parse or fit its schema, one of the findings that read other files (such as KNO3007 and KNO3008) while a file in content/ does not parse, and KNO4001 and KNO4002 while knoc.config.yaml does not.',
+    explanation: 'A baseline records findings accepted at one point in time; when a finding is fixed its entry becomes stale and should be removed so the baseline only shrinks. An entry whose finding the run could not look for is not reported, and `--update-baseline` keeps it: one in a file that does not parse or fit its schema, and one of the findings that read other files (such as KNO3007 and KNO3008) while a file in content/ does not parse. Nor are KNO4001 and KNO4002 reported while knoc.config.yaml does not parse; meanwhile `--update-baseline` writes nothing (KNO6004).',
   },
   KNO6004: {
     title: 'Unreadable baseline',
     severity: 'error',
     message: 'The baseline file cannot be used: {detail}.',
     hint: 'Regenerate it with `knoc check --update-baseline`.',
-    explanation: 'The baseline is a JSON file written by `knoc check --update-baseline`. It could not be read or does not have the expected shape.',
+    explanation: 'The baseline is a JSON file written by `knoc check --update-baseline`. It could not be read or does not have the expected shape. An update that cannot write it reports this too and leaves the previous file as it was: one whose path is a source file, and one while knoc.config.yaml does not parse or fit its schema, since the severities its `rules` set are then unknown and findings a rule turns off would be recorded, then called stale (KNO6003) once the config is fixed.',
   },
   KNO7001: {
     title: 'Card is not valid JSON',

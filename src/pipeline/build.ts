@@ -3,6 +3,7 @@ import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load-config.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { isStructural } from '../diagnostics/catalogue.js';
 import { availableParallelism } from 'node:os';
 import { analysisKey, createBuildCache, type BuildCache } from '../cache/analysis-cache.js';
 import { CacheFileWriter, loadCacheFile, saveCacheFile, type CacheMiss } from '../cache/cache-file.js';
@@ -251,6 +252,17 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       diagnostics.push(createDiagnostic('KNO6004', { detail: 'it would overwrite a source file; choose a path outside content/ and specs/' }, { file: baselinePath }));
     } else if (baselineLinks.length > 0) {
       for (const link of baselineLinks) diagnostics.push(createDiagnostic('KNO8006', { path: link }, { file: link }));
+    } else if (options.updateBaseline && configUnknown(configRead, result.diagnostics)) {
+      // Today's severities are unknown while the config's `rules` cannot be read: recorded, they would be wrong once it is
+      // fixed (a finding a rule turns off, recorded as the warning it is without the rule, called stale by the next run).
+      const kept = 'source' in baselineFound ? 'the baseline file is left as it was' : 'no baseline file is written';
+      diagnostics.push(
+        createDiagnostic(
+          'KNO6004',
+          { detail: `it is not updated while ${CONFIG_FILE} does not parse or fit its schema, since the severities its \`rules\` set are unknown; ${kept}` },
+          { file: baselinePath, hint: `Fix ${CONFIG_FILE}, then run \`knoc check --update-baseline\` again.` },
+        ),
+      );
     } else if (options.updateBaseline) {
       try {
         // Whole or not at all: a run stopped part way leaves the previous baseline, never half of a new one.
@@ -341,6 +353,11 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 }
 
 /** The edit state (or a part of it), unless making it fails: then the next edit simply builds in full. */
+/** True when the config could not be read, parsed or fitted to its schema: the severities its `rules` set are unknown. */
+function configUnknown(configRead: readonly Diagnostic[], found: readonly Diagnostic[]): boolean {
+  return configRead.some((d) => d.severity === 'error') || found.some((d) => d.file === CONFIG_FILE && isStructural(d.code));
+}
+
 function stateFor<T>(make: () => T | undefined): { state?: T } {
   try {
     const state = make();
