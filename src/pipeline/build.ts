@@ -352,12 +352,12 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   }
 }
 
-/** The edit state (or a part of it), unless making it fails: then the next edit simply builds in full. */
 /** True when the config could not be read, parsed or fitted to its schema: the severities its `rules` set are unknown. */
 function configUnknown(configRead: readonly Diagnostic[], found: readonly Diagnostic[]): boolean {
   return configRead.some((d) => d.severity === 'error') || found.some((d) => d.file === CONFIG_FILE && isStructural(d.code));
 }
 
+/** The edit state (or a part of it), unless making it fails: then the next edit simply builds in full. */
 function stateFor<T>(make: () => T | undefined): { state?: T } {
   try {
     const state = make();
