@@ -140,6 +140,27 @@ describe('knoc watch summary', () => {
     }
   }, 30_000);
 
+  it("says what a rebuild removed, in `knoc build`'s words (a deleted blueprint's card and page), and nothing of it when nothing was", async () => {
+    const drift = 'content/agent-blueprints/drift-sentinel.kno';
+    // The same deletion built by `knoc build`: what it says was removed is what the watcher must say.
+    const other = copyRepo(happyFixture);
+    expect(runCli(['build', '--root', other]).status).toBe(0);
+    unlinkSync(path.join(other, drift));
+    const built = runCli(['build', '--root', other]);
+    expect(built.stderr).toMatch(/; wrote dist\/ \(\d+ changed, \d+ unchanged, 2 removed\)$/m);
+    const root = copyRepo(happyFixture);
+    const watch = startKnoc(['watch', '--root', root]);
+    try {
+      expect(await watch.summary(1)).toMatch(/; [1-9]\d* changed\. Watching for changes\.\.\.$/);
+      unlinkSync(path.join(root, drift));
+      expect(await watch.summary(2)).toMatch(/^1 agent, 2 domains, 0 errors, 1 warning in \d+ ms; [1-9]\d* changed, 2 removed\. Watching for changes\.\.\.$/);
+      expect(existsSync(path.join(root, 'dist/agents/drift-sentinel')), 'its card and page are gone').toBe(false);
+    } finally {
+      watch.child.kill('SIGINT');
+      await watch.exited();
+    }
+  }, 30_000);
+
   it('names the output folder a rebuild left partly published, as `knoc build` does (`site/ partly published`)', async () => {
     /** A repository built into site/, watched, and edited once the first build is done. */
     const rebuild = async (env: NodeJS.ProcessEnv) => {
