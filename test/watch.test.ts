@@ -161,6 +161,28 @@ describe('knoc watch summary', () => {
     }
   }, 30_000);
 
+  it("with --verbose, ends each build's phase table as `knoc build --verbose` does: how many inputs came from the cache it keeps in memory", async () => {
+    const root = copyRepo(happyFixture);
+    const watch = startKnoc(['watch', '--root', root, '--verbose']);
+    /** The lines printed after the n-th summary: that build's phase table. */
+    const table = (n: number) => watch.output().split('Watching for changes...\n')[n] ?? '';
+    try {
+      await watch.summary(1);
+      // Nothing cached yet: every input (six files and the config) is parsed.
+      expect(await waitFor(() => table(1).includes('  cache: ')), watch.output()).toBe(true);
+      expect(table(1)).toMatch(/^ {2}parse +\d+ ms {2}7 parsed, 0 from cache$/m);
+      expect(table(1)).toMatch(/\n {2}cache: 0 inputs from the cache\n$/);
+      editFile(path.join(root, 'content/agent-blueprints/drift-sentinel.kno'), /^version: .*$/m, 'version: 7.7.7');
+      await watch.summary(2);
+      expect(await waitFor(() => table(2).includes('  cache: ')), watch.output()).toBe(true);
+      expect(table(2)).toMatch(/^ {2}parse +\d+ ms {2}1 parsed, 6 from cache$/m);
+      expect(table(2)).toMatch(/\n {2}cache: 6 inputs from the cache\n$/);
+    } finally {
+      watch.child.kill('SIGINT');
+      await watch.exited();
+    }
+  }, 30_000);
+
   it('names the output folder a rebuild left partly published, as `knoc build` does (`site/ partly published`)', async () => {
     /** A repository built into site/, watched, and edited once the first build is done. */
     const rebuild = async (env: NodeJS.ProcessEnv) => {

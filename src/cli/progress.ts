@@ -1,3 +1,4 @@
+import type { BuildResult } from '../pipeline/build.js';
 import type { BuildProgress, PhaseTiming } from '../pipeline/compile.js';
 
 /** The part of a stream a progress bar needs; an injected one in tests. */
@@ -80,4 +81,15 @@ export function renderPhaseTimings(phases: readonly PhaseTiming[], cacheNote?: s
   const lines = phases.map((p) => `  ${p.phase.padEnd(width)}  ${`${Math.round(p.ms)} ms`.padStart(8)}${p.detail ? `  ${p.detail}` : ''}`);
   if (cacheNote) lines.push(`  ${cacheNote}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The `--verbose` table's closing line: how many inputs came from the cache, on disk for `knoc build`, in memory for a
+ * watcher (which never finds it dropped or absent: it keeps what its own builds parsed).
+ */
+export function cacheNote(result: Pick<BuildResult, 'cacheHits' | 'cacheMiss'>, disabled: boolean): string {
+  if (disabled) return 'cache: off (--no-cache)';
+  const hits = result.cacheHits.size;
+  const dropped = result.cacheMiss && result.cacheMiss !== 'absent' ? `; the cache file was ${result.cacheMiss} and was dropped` : result.cacheMiss === 'absent' ? '; no cache file yet' : '';
+  return `cache: ${hits} input${hits === 1 ? '' : 's'} from the cache${dropped}`;
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { BuildOptions, BuildResult } from '../../pipeline/build.js';
+import type { BuildOptions } from '../../pipeline/build.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { cacheDirOf, probeIndex, provenOutDir } from '../../pipeline/up-to-date.js';
 import { isRepository } from '../../config/config-names.js';
@@ -9,7 +9,7 @@ import type { RebuildExplanation } from '../../pipeline/explain.js';
 import { KNOC_VERSION } from '../../model/version.js';
 import { choosePaint } from '../paint.js';
 import { renderLockWait } from '../render/lock-wait.js';
-import { createProgressBar, progressAllowed, renderPhaseTimings } from '../progress.js';
+import { cacheNote, createProgressBar, progressAllowed, renderPhaseTimings } from '../progress.js';
 import { emitReports, reportFormats, type FormatSpec } from '../formats.js';
 import type { Report } from '../render/report.js';
 import { relativeOut } from '../render/relative-out.js';
@@ -356,11 +356,3 @@ function renderIncrementalExplanation(edited: { parsed: string[]; writtenOutputs
   lines.push(`  ${edited.written?.unchanged ?? 0} unchanged`);
   return `${lines.join('\n')}\n`;
 }
-
-function cacheNote(result: BuildResult, disabled: boolean): string {
-  if (disabled) return 'cache: off (--no-cache)';
-  const hits = result.cacheHits.size;
-  const dropped = result.cacheMiss && result.cacheMiss !== 'absent' ? `; the cache file was ${result.cacheMiss} and was dropped` : result.cacheMiss === 'absent' ? '; no cache file yet' : '';
-  return `cache: ${hits} input${hits === 1 ? '' : 's'} from the cache${dropped}`;
-}
-

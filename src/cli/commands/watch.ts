@@ -6,7 +6,7 @@ import { renderStylish } from '../render/stylish.js';
 import { renderWatchStopped, renderWatchSummary } from '../render/watch-summary.js';
 import { reportFailure } from '../report-failure.js';
 import { choosePaint } from '../paint.js';
-import { renderPhaseTimings } from '../progress.js';
+import { cacheNote, renderPhaseTimings } from '../progress.js';
 import { EXIT, UsageError, isDirectory, printHelp, type Command } from '../command.js';
 import { checkBaseUrlOption } from '../base-url-option.js';
 import { checkPathOptions } from '../empty-paths.js';
@@ -76,7 +76,7 @@ async function runWatch(args: readonly string[]): Promise<number> {
       if (values.quiet && shown.length === 0) return;
       if (shown.length > 0) process.stderr.write(`${renderStylish(shown, (file) => result.sources.get(file), paint)}\n\n`);
       process.stderr.write(`${renderWatchSummary(result, stopping.signal.aborted, paint)}\n`);
-      if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs));
+      if (values.verbose) process.stderr.write(renderPhaseTimings(result.phaseMs, cacheNote(result, false)));
     },
     onError: async (error) => {
       if (!stopped.ended()) return;
