@@ -26,6 +26,12 @@ export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
+/** The output folder as a summary names it: from the root (`dist/`), or in full when it lies outside the root. */
+export function relativeOut(result: { root: string; outDir: string }): string {
+  const relative = result.outDir.startsWith(result.root + '/') ? result.outDir.slice(result.root.length + 1) : result.outDir;
+  return `${relative}/`;
+}
+
 export async function isDirectory(dir: string): Promise<boolean> {
   try {
     return (await stat(dir)).isDirectory();

@@ -1,7 +1,6 @@
 import type { BuildResult } from '../../pipeline/build.js';
-import { plural } from '../command.js';
+import { plural, relativeOut } from '../command.js';
 import type { Paint } from './code-frame.js';
-import { relativeOut } from './relative-out.js';
 
 /** How a watcher's line ends: it watches on, or, asked to stop while that build ran, it does not. */
 const next = (stopping: boolean) => (stopping ? 'Stopped watching.' : 'Watching for changes...');
