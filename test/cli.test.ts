@@ -124,14 +124,16 @@ describe('knoc CLI (real process)', () => {
     [['check', '--explian'], /^knoc: unknown option `--explian`\n {2}hint: Did you mean `--explain`\? It is an option of `knoc build`\.\nRun `knoc check --help` for usage\.\n$/],
     [['check', '--sgin-key', 'key.pem'], /hint: Did you mean `--sign-key`\? It is an option of `knoc build`\.\n/],
     [['help', 'frobnicate'], /unknown command `frobnicate`\nRun `knoc --help` for usage/],
-    // An option before the command is an option, and said where it goes.
-    [['--quiet', 'build'], /^knoc: unknown option `--quiet` before the command; options go after it \(`knoc build --quiet`\)\nRun `knoc --help` for usage\.\n$/],
-    [['--verbose'], /^knoc: unknown option `--verbose` before the command; options go after it \(`knoc <command> --verbose`\)\n/],
-    // Mistyped there too: held against the options of the command that follows, as after it.
-    [['--qiet', 'build'], /^knoc: unknown option `--qiet` before the command; options go after it \(`knoc build --qiet`\)\n {2}hint: Did you mean `--quiet`\?\nRun `knoc --help` for usage\.\n$/],
-    [['--formt=json', 'check'], /^knoc: unknown option `--formt=json` before the command; options go after it \(`knoc check --formt=json`\)\n {2}hint: Did you mean `--format`\?\n/],
+    // Options before the command are the command's: without a command, it is missing; mistyped, held against the command's own.
+    [['--verbose'], /^knoc: no command given \(`knoc <command> --verbose`\)\nRun `knoc --help` for usage\.\n$/],
+    [['--root', 'site'], /^knoc: no command given \(`knoc <command> --root site`\)\n/],
+    [['--verbose', 'biuld'], /^knoc: unknown command `biuld`\n {2}hint: Did you mean `build`\?\n/],
+    [['--qiet', 'build'], /^knoc: unknown option `--qiet`\n {2}hint: Did you mean `--quiet`\?\nRun `knoc build --help` for usage\.\n$/],
+    [['--formt=json', 'check'], /^knoc: unknown option `--formt`\n {2}hint: Did you mean `--format`\?\nRun `knoc check --help` for usage\.\n$/],
     [['--explian', 'check'], /\n {2}hint: Did you mean `--explain`\? It is an option of `knoc build`\.\n/],
-    [['--explain', 'check'], /\n {2}hint: `--explain` is an option of `knoc build`\.\n/],
+    [['--update-baseline', 'watch'], /^knoc: unknown option `--update-baseline`\n {2}hint: `--update-baseline` is an option of `knoc build` and `knoc check`\.\nRun `knoc watch --help` for usage\.\n$/],
+    // The word after an option that takes a value is that value, though it names a command.
+    [['--root', 'check', 'build'], /^knoc: --root must be a directory, got `check`\nRun `knoc build --help` for usage\.\n$/],
     [['--version', '--bogus'], /unexpected argument `--bogus` after --version/],
     [['build', '--no-such-flag'], /^knoc: unknown option `--no-such-flag`\nRun `knoc build --help` for usage\.\n$/],
     [['check', '--format'], /^knoc: option `--format` needs a value\nRun `knoc check --help` for usage\.\n$/],
@@ -157,6 +159,22 @@ describe('knoc CLI (real process)', () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr).not.toMatch(STACK);
     expect(run.stderr).not.toContain('hunter2');
+  });
+
+  it('takes options given before the command as the command’s (`knoc --root DIR --format json check`)', () => {
+    const root = copyRepo(happy);
+    const after = runCli(['check', '--root', root, '--format', 'json']);
+    expect(after.status).toBe(0);
+    for (const args of [['--root', root, '--format', 'json', 'check'], ['-f', 'json', 'check', '--root', root], ['--format=json', '--root', root, 'check']]) {
+      const before = runCli(args);
+      expect(before.status).toBe(0);
+      expect(before.stderr.replace(/\d+ ms/, 'N ms')).toBe(after.stderr.replace(/\d+ ms/, 'N ms'));
+      expect(JSON.parse(before.stdout)).toEqual(JSON.parse(after.stdout));
+    }
+    const built = runCli(['--quiet', '--root', root, 'build']);
+    expect(built.status).toBe(0);
+    expect(built.stderr).toBe('');
+    expect(existsSync(path.join(root, 'dist/.well-known/agent-card.json'))).toBe(true);
   });
 
   // An empty path would mean the current folder: for --cache-dir the repository itself, for --baseline a file named ''.

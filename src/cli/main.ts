@@ -72,15 +72,45 @@ async function run(argv: readonly string[], running: { command?: string }): Prom
     process.stdout.write(`${KNOC_VERSION}\n`);
     return EXIT.ok;
   }
-  // An option before the command (`knoc --quiet build`): said to be an option, and where it goes.
+  // Options before the command (`knoc --root site build`) are the command's, as if given after its name.
   if (name.startsWith('-')) {
-    const next = rest[0] !== undefined && !rest[0].startsWith('-') ? await commandNamed(rest[0]) : undefined;
-    throw new OptionBeforeCommandError(name, next?.name);
+    const placed = await commandAmongOptions(argv);
+    running.command = placed.command.name;
+    return placed.command.run(placed.args);
   }
   const command = await commandNamed(name);
   if (!command) throw new UnknownCommandError(name);
   running.command = command.name;
   return command.run(rest);
+}
+
+/**
+ * The command named after one or more options, and its arguments with those
+ * options first: the first word that names a command and is not the value of
+ * an option of that command before it (`--root check build` builds, in a
+ * folder called `check`). Without one, the first word that is no option's
+ * value is an unknown command; without such a word, the command is missing.
+ */
+async function commandAmongOptions(argv: readonly string[]): Promise<{ command: Command; args: string[] }> {
+  for (let at = 1; at < argv.length; at++) {
+    const word = argv[at]!;
+    if (word.startsWith('-')) continue;
+    const command = await commandNamed(word);
+    if (command && !takesValue(argv[at - 1]!, [command])) return { command, args: [...argv.slice(0, at), ...argv.slice(at + 1)] };
+  }
+  const { commands } = await import('./commands/index.js');
+  const word = argv.find((word, at) => !word.startsWith('-') && !takesValue(argv[at - 1] ?? '', commands));
+  if (word !== undefined) throw new UnknownCommandError(word);
+  throw new UsageError(`no command given (\`knoc <command> ${argv.join(' ')}\`)`);
+}
+
+/** Whether `word` is an option that takes the next word as its value, in any of `commands` (`--root`, `-f`; not `--root=x` nor `--quiet`). */
+function takesValue(word: string, commands: readonly Command[]): boolean {
+  if (!word.startsWith('-') || word.includes('=')) return false;
+  const long = word.startsWith('--') ? word.slice(2) : undefined;
+  return commands.some((command) =>
+    Object.entries(command.options).some(([name, option]) => option.type === 'string' && (long === undefined ? word === `-${option.short}` : name === long)),
+  );
 }
 
 /** The command called `name`; build and check are loaded alone, so a build with nothing to do starts fast. */
@@ -99,13 +129,6 @@ class UnknownCommandError extends UsageError {
   }
 }
 
-/** An option given before the command, kept for the suggestion that may follow: its spelling is held against the command's options. */
-class OptionBeforeCommandError extends UsageError {
-  constructor(readonly option: string, readonly command: string | undefined) {
-    super(`unknown option \`${option}\` before the command; options go after it (\`knoc ${command ?? '<command>'} ${option}\`)`);
-  }
-}
-
 /**
  * What the user probably meant by an unknown command or option, if one name is
  * close (`biuld`: `build`), or which commands take an option this one does not.
@@ -115,8 +138,6 @@ class OptionBeforeCommandError extends UsageError {
 async function usageHint(error: Error, command: string | undefined): Promise<string | undefined> {
   try {
     if (error instanceof UnknownCommandError) return (await import('./did-you-mean.js')).commandHint(error.word);
-    // `knoc --qiet build`: the option as the command would read it, without a value (`--formt=json`).
-    if (error instanceof OptionBeforeCommandError) return error.command === undefined ? undefined : (await import('./did-you-mean.js')).optionHint(error.command, error.option.split('=')[0]!);
     const option = unknownOption(error);
     if (option !== undefined && command !== undefined) return (await import('./did-you-mean.js')).optionHint(command, option);
   } catch {
