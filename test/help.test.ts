@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../src/cli/commands/index.js';
 import { KNOC_VERSION } from '../src/model/version.js';
 import { runCli } from './support/run-cli.js';
+import { copyRepo, repoRoot } from './support/temp-repo.js';
 
 describe('help and version (real processes)', () => {
   it.each(commands.map((command) => [command.name]))('knoc %s --help exits 0 with usage and examples', (name) => {
@@ -27,6 +30,15 @@ describe('help and version (real processes)', () => {
     // Every command takes --help; `knoc new` takes --domain as the singular of --domains.
     const unnamed = new Set(['help', ...(name === 'new' ? ['domain'] : [])]);
     expect(Object.keys(command.options).filter((option) => !unnamed.has(option)).sort()).toEqual([...named].sort());
+  });
+
+  it('knoc check --help names --out, the output folder its report files must stay out of, and check holds them to it', () => {
+    expect(runCli(['check', '--help']).stdout).toMatch(/^ {2}--out DIR {2,}the output folder builds write \(default: dist\)/m);
+    const root = copyRepo(path.join(repoRoot, 'test/fixtures/build/happy'));
+    const run = runCli(['check', '--out', 'site', '--format', 'json=site/report.json'], {}, root);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^knoc: --format json=site\/report\.json: the report would go into the output folder `site`/);
+    expect(existsSync(path.join(root, 'site'))).toBe(false);
   });
 
   it('knoc init --help lists the files init writes with their descriptions in one column', () => {

@@ -61,8 +61,8 @@ const buildOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
-/** Options only `knoc build` documents. check's parser reads them too: `--out` for the folder its reports must stay out of, the rest to refuse them saying where they belong. */
-const BUILD_ONLY: readonly string[] = ['out', 'check', 'explain', 'verify-determinism', 'sign-key', 'key-id', 'jku'];
+/** Options only `knoc build` takes. check's parser reads them too, to refuse them saying where they belong. */
+const BUILD_ONLY: readonly string[] = ['check', 'explain', 'verify-determinism', 'sign-key', 'key-id', 'jku'];
 
 export const buildCommand: Command = {
   name: 'build',
@@ -111,6 +111,8 @@ Exits 1 when findings fail the gate (any error, or warnings with
 --fail-severity warning or past --max-warnings), 0 otherwise.
 
 Options:
+  --out DIR               the output folder builds write (default: dist), which
+                          report files must stay out of
 ${COMMON_OPTIONS}
 Inline suppressions: put \`# knoc-disable-next-line KNO3008 -- reason\` on the
 line above a finding. The reason is required; unused suppressions are reported.
