@@ -24,14 +24,17 @@ export const COMMON_OPTIONS = `  --root DIR              repository to compile (
                           overrides base_url in knoc.config.yaml
   -f, --format NAME[=FILE]
                           stylish (default, to stderr), json, sarif, github or junit
-                          (to stdout, or to FILE); repeat for several reports in one run
+                          (to stdout, or to FILE, relative to the current folder);
+                          repeat for several reports in one run
   --fail-severity LEVEL   error (default) or warning: the lowest severity that fails
   --max-warnings N        also fail when there are more than N warnings
-  --baseline FILE         accepted findings (default: knoc-baseline.json when present)
+  --baseline FILE         accepted findings, relative to the root (default:
+                          knoc-baseline.json when present)
   --update-baseline       record today's findings in the baseline file
   -q, --quiet             report only what fails the run; no progress bar
   --verbose               also print each phase's time and what came from the cache
-  --cache-dir DIR         where parsed files are cached by content (default: node_modules/.cache/knoc)
+  --cache-dir DIR         where parsed files are cached by content, relative to the root
+                          (default: node_modules/.cache/knoc)
   --no-cache              parse everything again and keep no cache
   -j, --jobs N            worker threads that parse and validate (default: the cores,
                           at most 4, once 200 or more files need parsing); the output
@@ -84,8 +87,9 @@ Content addressing:
   --verify-determinism    build twice from scratch and compare every byte
 
 Signing (A2A v1.0 §8.4):
-  --sign-key FILE         sign every card with this private key (PEM or JWK): ES256 for an
-                          EC P-256 key, EdDSA for an Ed25519 key; adds \`signatures[]\`
+  --sign-key FILE         sign every card with this private key (PEM or JWK; a path from
+                          the current folder): ES256 for an EC P-256 key, EdDSA for an
+                          Ed25519 key; adds \`signatures[]\`
   --key-id KID            the \`kid\` in each signature's header (default: the key's
                           RFC 7638 thumbprint)
   --jku URL               an https URL of the JWK set holding the public key, put in the header
