@@ -175,17 +175,28 @@ const [floor, peer, cold] = measureInTurn([
   { name: 'ajv-cli', command: ['sh', '-c', `${ajvArgs('agent-blueprints', 'agent-blueprint.schema.json')} > /dev/null && ${ajvArgs('perception-domains', 'perception-domain.schema.json')} > /dev/null`], cwd: repo, expect: 0 },
   { name: 'knoc cold', command: ['node', knoc, 'build'], cwd: c.clean, expect: 0, before: moveCache(c.clean) },
 ]) as [Measurement, Measurement, Measurement];
-// Each series of small builds starts once the file system has written what the runs before it left dirty (`sync`): right
-// after the cold builds' hundreds of megabytes, edits met that writeback (single edits of 650-670 ms among others of
-// 210-240 ms: docs/performance-log.md), a cost of the measurements before them rather than of the edit.
+// The no-op, the title edit and the name edit take turns, as the floor, ajv-cli and the cold build do, so that the ratios
+// between them are taken under the same conditions: run one series after the other, a spell of the machine that began
+// between two series moved one-edit / no-op by 0.1-0.2 (docs/performance-log.md). Each build starts once the file system
+// has written what the runs before it left dirty (`sync`): right after the cold builds' hundreds of megabytes, edits met
+// that writeback (single edits of 650-670 ms among others of 210-240 ms), and an edit meets the 20 MB the one before it
+// wrote, a cost of the measurements before it rather than of its own. Each edit changes one field against the build before it: the title edit the title alone, the name
+// edit (a card's name shows on the fleet card, the agent index and the fleet page) the name alone.
 const settle = () => spawnSync('sync');
-settle();
-const noop = measure('knoc no-op', ['node', knoc, 'build'], c.clean, 0);
-settle();
-const edit = measure('knoc one-edit', ['node', knoc, 'build'], c.clean, 0, (r) => writeFileSync(edited, original.replace(/^(title: .*)$/m, `$1 edit ${r + 2}`)));
-// An edit of the card's name, which shows on the fleet card, the agent index and the fleet page (its row and a link per domain it perceives).
-settle();
-const renamed = measure('knoc edit, name', ['node', knoc, 'build'], c.clean, 0, (r) => writeFileSync(edited, original.replace(/^( {2}name: .*)$/m, `$1 renamed ${r + 2}`)));
+const fields = { title: 0, name: 0 };
+const writeEdited = () =>
+  writeFileSync(
+    edited,
+    original
+      .replace(/^(title: .*)$/m, (line) => (fields.title === 0 ? line : `${line} edit ${fields.title}`))
+      .replace(/^( {2}name: .*)$/m, (line) => (fields.name === 0 ? line : `${line} renamed ${fields.name}`)),
+  );
+const knocBuild = ['node', knoc, 'build'];
+const [noop, edit, renamed] = measureInTurn([
+  { name: 'knoc no-op', command: knocBuild, cwd: c.clean, expect: 0, before: settle },
+  { name: 'knoc one-edit', command: knocBuild, cwd: c.clean, expect: 0, before: () => (fields.title++, writeEdited(), settle()) },
+  { name: 'knoc edit, name', command: knocBuild, cwd: c.clean, expect: 0, before: () => (fields.name++, writeEdited(), settle()) },
+]) as [Measurement, Measurement, Measurement];
 writeFileSync(edited, original);
 measureOnce(['node', knoc, 'build'], c.clean, 0);
 // The floor reads the clean corpus right before each cold build, which then finds its sources in the page cache; the
