@@ -198,7 +198,6 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const preparing = schemaSet && cacheDir ? prepareValidatorsMeanwhile({ cacheDir, schemaSetDigest: schemaSet.schemaSetDigest, schemas: blueprintValidators(schemaSet) }) : undefined;
     const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
     const staging = early?.stage();
-    const spilling = options.write === false ? spill : undefined;
     const result = compile({
       discovery,
       cache,
@@ -212,11 +211,12 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
       ...(options.updateBaseline ? { recordingBaseline: true } : {}),
       // The fleet-level files join the cards and pages in the early stage as they are made (unless the build will not
-      // publish); a build that writes nothing puts them in its spill file.
+      // publish); a build without one (it writes nothing, or into an output folder that exists) puts them in its spill file,
+      // where publishing reads the few it writes.
       ...(staging
         ? { stageOutput: (file: string, parts: () => Iterable<string>, failing: boolean) => (failing ? textInMemory(parts) : stageText(staging, file, parts)) }
-        : spilling
-          ? { stageOutput: (_file: string, parts: () => Iterable<string>) => spilling.putText(parts()) ?? textInMemory(parts) }
+        : spill
+          ? { stageOutput: (_file: string, parts: () => Iterable<string>) => spill.putText(parts()) ?? textInMemory(parts) }
           : {}),
     });
     if (result.outputs.length >= LARGE_BUILD) releaseMemory();
@@ -287,7 +287,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         options.onProgress?.({ phase: 'write', done: 0, total: 0 });
         phaseStart = performance.now();
         const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
-        written = await writeOutputs(outDir, result.outputs, previous && new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])), options.publishMode, intact, stage, lockWaitOf(options, root, outDir));
+        written = await writeOutputs(outDir, result.outputs, options.publishMode === 'in-place' && previous ? new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])) : undefined, options.publishMode, intact, stage, lockWaitOf(options, root, outDir));
       } catch (error) {
         // A committed journal left beside the folder means it is part new, part previous: said so, whatever the error.
         diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.', pendingJournal(outDir)));
