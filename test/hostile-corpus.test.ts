@@ -3,7 +3,7 @@
 // code 1 and its diagnostic, no stack trace, within a time bound, with the
 // previous dist/ byte for byte as it was and nothing written anywhere else.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
@@ -129,6 +129,8 @@ const cases: HostileCase[] = [
   { name: 'a .kno that is a socket', code: 'KNO1005', apply: socket(NEW_FILE) },
   ...(isRoot ? [{ name: 'a .kno that is a device', code: 'KNO1005', apply: (root: string) => execFileSync('mknod', [path.join(root, NEW_FILE), 'c', '1', '5']) }] : []),
   { name: 'a linked specs/', code: 'KNO1005', apply: linkOutside('specs') },
+  { name: 'content/ as a file', code: 'KNO1005', apply: (root) => { rmSync(path.join(root, 'content'), { recursive: true }); writeFileSync(path.join(root, 'content'), 'not a folder\n'); } },
+  { name: 'specs/ as a file', code: 'KNO1005', apply: (root) => { rmSync(path.join(root, 'specs'), { recursive: true }); writeFileSync(path.join(root, 'specs'), 'not a folder\n'); } },
   { name: 'a linked spec file', code: 'KNO1005', apply: linkOutside('specs/agent-blueprint-schema.kno') },
   { name: 'a linked dist/ that leaves the root', code: 'KNO5002', keepsDist: false, apply: (root) => { mkdirSync(path.join(root, '..', 'elsewhere')); writeFileSync(path.join(root, '..', 'elsewhere', 'keep.txt'), 'mine\n'); link('dist', '../elsewhere')(root); } },
   // Shapes that cost a parser more than their size
@@ -262,5 +264,35 @@ describe('a hostile corpus against the example repository', () => {
     expect([...after.keys()]).toEqual([...before.keys()]);
     for (const [file, bytes] of before) expect(after.get(file)!.equals(bytes), file).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('folders knoc may not read', () => {
+  /** A fresh copy of the template, and how to run the CLI so that permissions bite (as nobody, when the tests run as root). */
+  function unprivilegedCopy(): { root: string; options: { uid?: number; gid?: number } } {
+    const parent = makeTempDir('knoc-corpus-');
+    const root = path.join(parent, 'repo');
+    cpSync(template, root, { recursive: true, verbatimSymlinks: true });
+    if (!isRoot) return { root, options: {} };
+    execFileSync('chown', ['-R', '65534:65534', parent]);
+    return { root, options: { uid: 65534, gid: 65534 } };
+  }
+
+  it.each([
+    ['a folder under content/ that cannot be listed', 'content/agent-blueprints/team', 0o000],
+    ['content/perception-domains/ that cannot be listed', 'content/perception-domains', 0o000],
+    ['specs/ that cannot be listed', 'specs', 0o000],
+  ])('%s: exit 1 with KNO1005 naming the folder, dist/ unchanged', (_name, folder, mode) => {
+    const { root, options } = unprivilegedCopy();
+    mkdirSync(path.join(root, folder), { recursive: true });
+    chmodSync(path.join(root, folder), mode);
+    const run = spawnSync(process.execPath, [BIN, 'build', '--root', root], { ...options, encoding: 'utf8', timeout: 20_000, env: { ...process.env, NO_COLOR: '1' } });
+    chmodSync(path.join(root, folder), 0o755);
+    expect(run.status, run.stderr.slice(0, 2000)).toBe(1);
+    expect(run.stderr).toContain(`${folder}:1:1  error  KNO1005  The file cannot be read: it is a folder knoc cannot list (permission denied), so the .kno files in it are not read.\n  hint: Make the folder readable`);
+    expect(run.stderr).not.toMatch(STACK);
+    const dist = snapshotTree(path.join(root, 'dist'));
+    expect([...dist.keys()]).toEqual([...distBefore.keys()]);
+    for (const [file, bytes] of distBefore) expect(dist.get(file)!.equals(bytes), file).toBe(true);
   });
 });

@@ -76,19 +76,36 @@ export async function listSources(root: string, limits: ParseLimits = DEFAULT_LI
   const { globby } = await import('globby');
   const diagnostics: Diagnostic[] = [];
   const { stamps: folders, entries } = stampFolders([path.join(root, 'content'), path.join(root, 'specs'), builtinSpecsDir]);
-  // A linked content/ or specs/ could lead anywhere on the machine: it is reported, and not read.
+  // A linked content/ or specs/ could lead anywhere on the machine, and a file under either name holds no sources: each is reported, and not read.
   const linked = new Set<string>();
   for (const folder of ['content', 'specs']) {
-    if ((await lstat(path.join(root, folder)).catch(() => undefined))?.isSymbolicLink()) {
+    const info = await lstat(path.join(root, folder)).catch(() => undefined);
+    if (info?.isSymbolicLink()) {
       linked.add(folder);
       diagnostics.push(unreadable(folder, 'it is a symbolic link; knoc does not follow links, so nothing behind it is read', LINK_HINT));
+    } else if (info && !info.isDirectory()) {
+      linked.add(folder);
+      diagnostics.push(unreadable(folder, 'it is a file, expected a folder of .kno files', `Move the file away and make \`${folder}/\` a folder.`));
     }
   }
   const unlessLinked = (folder: string, pattern: string) => (linked.has(folder) ? [] : [pattern]);
+  // A folder below that cannot be listed fails the whole glob: it is found and reported, and the rest listed without it.
+  let failure: { error: unknown } | undefined;
+  const glob = (patterns: string[], options: Parameters<typeof globby>[1]) =>
+    globby(patterns, options).catch((error: unknown) => {
+      failure ??= { error };
+      return globby(patterns, { ...options, suppressErrors: true });
+    });
   const [contentPaths, specPaths] = await Promise.all([
-    globby(unlessLinked('content', 'content/**/*.kno'), { cwd: root, onlyFiles: true, followSymbolicLinks: false, dot: false }),
-    globby(unlessLinked('specs', 'specs/*.kno'), { cwd: root, onlyFiles: true, followSymbolicLinks: false }),
+    glob(unlessLinked('content', 'content/**/*.kno'), { cwd: root, onlyFiles: true, followSymbolicLinks: false, dot: false }),
+    glob(unlessLinked('specs', 'specs/*.kno'), { cwd: root, onlyFiles: true, followSymbolicLinks: false }),
   ]);
+  if (failure) {
+    const found = ['content', 'specs'].filter((f) => !linked.has(f)).flatMap((folder) => unlistableFolders(root, folder, folder === 'content'));
+    // A failure that no folder explains is not the repository's: it is reported as one.
+    if (found.length === 0) throw failure.error;
+    diagnostics.push(...found);
+  }
   // Anything matching the patterns that is not a regular file (a symbolic link, a folder named *.kno) is reported, never skipped unseen,
   // and so is a linked folder among the sources, whose .kno files would otherwise be silently left out.
   // Everything `content/**` and `specs/*` match (no name starting with a dot), folders marked by a trailing slash: from the walk that stamped the folders.
@@ -236,6 +253,29 @@ function otherCaseKno(relative: string): boolean {
 function otherCase(relative: string): Diagnostic {
   const name = relative.slice(relative.lastIndexOf('/') + 1);
   return createDiagnostic('KNO1022', { name, extension: name.slice(-4), renamed: `${name.slice(0, -4)}.kno` }, { file: relative, range: FILE_START });
+}
+
+/**
+ * KNO1005 for each folder under `root/top` (below it too when `deep`, as the
+ * glob `top/**` reaches) that cannot be listed, so its .kno files are not
+ * read. Only called once a glob failed: it reads every folder again.
+ */
+function unlistableFolders(root: string, top: string, deep: boolean): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  const walk = (relative: string): void => {
+    let entries: { name: string; isDirectory(): boolean }[];
+    try {
+      entries = readdirSync(path.join(root, relative), { withFileTypes: true });
+    } catch (error) {
+      const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
+      const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code;
+      found.push(unreadable(relative, `it is a folder knoc cannot list (${reason}), so the .kno files in it are not read`, `Make the folder readable for the user running knoc (\`chmod u+rx ${relative}\`), or move it out of ${top}/.`));
+      return;
+    }
+    if (deep) for (const entry of entries) if (entry.isDirectory() && !entry.name.startsWith('.')) walk(`${relative}/${entry.name}`);
+  };
+  walk(top);
+  return found;
 }
 
 /** Line 1, column 1: where a finding about a whole file (its kind, its size, its name) points. */
