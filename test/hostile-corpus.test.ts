@@ -295,4 +295,24 @@ describe('folders knoc may not read', () => {
     expect([...dist.keys()]).toEqual([...distBefore.keys()]);
     for (const [file, bytes] of distBefore) expect(dist.get(file)!.equals(bytes), file).toBe(true);
   });
+
+  it.each([
+    ['a blueprint that may not be read', BLUEPRINT, BLUEPRINT, 0o000],
+    ['a blueprint in a folder that may be listed but not searched', 'content/agent-blueprints/team/x.kno', 'content/agent-blueprints/team', 0o644],
+  ])('%s: exit 1 with KNO1005 saying permission is denied, dist/ unchanged', (_name, file, locked, mode) => {
+    const { root, options } = unprivilegedCopy();
+    if (file !== BLUEPRINT) {
+      mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      cpSync(path.join(root, BLUEPRINT), path.join(root, file));
+    }
+    chmodSync(path.join(root, locked), mode);
+    const run = spawnSync(process.execPath, [BIN, 'build', '--root', root], { ...options, encoding: 'utf8', timeout: 20_000, env: { ...process.env, NO_COLOR: '1' } });
+    chmodSync(path.join(root, locked), 0o755);
+    expect(run.status, run.stderr.slice(0, 2000)).toBe(1);
+    expect(run.stderr).toContain(`${file}:1:1  error  KNO1005  The file cannot be read: permission denied (EACCES).\n  hint: Make the file, and every folder above it, readable for the user running knoc.`);
+    expect(run.stderr).not.toMatch(STACK);
+    const dist = snapshotTree(path.join(root, 'dist'));
+    expect([...dist.keys()]).toEqual([...distBefore.keys()]);
+    for (const [name, bytes] of distBefore) expect(dist.get(name)!.equals(bytes), name).toBe(true);
+  });
 });

@@ -266,6 +266,6 @@ describe('parseFile', () => {
 describe('readSource', () => {
   it('reports an unreadable file as KNO1005 instead of throwing', async () => {
     const result = await readSource('content/gone.kno', '/nonexistent/gone.kno', 'content');
-    expect(result).toEqual({ diagnostic: expect.objectContaining({ code: 'KNO1005', file: 'content/gone.kno', message: 'The file cannot be read: ENOENT.' }) });
+    expect(result).toEqual({ diagnostic: expect.objectContaining({ code: 'KNO1005', file: 'content/gone.kno', message: 'The file cannot be read: it was removed after the build listed it (ENOENT).', hint: 'Run the build again once the files stop changing.' }) });
   });
 });

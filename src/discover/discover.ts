@@ -296,6 +296,13 @@ function notRegular(info: { isSymbolicLink(): boolean; isDirectory(): boolean; i
   return { detail: `it is ${kind}, not a regular file` };
 }
 
+/** Why a listed source could not be opened or read, in words, from the error's code. */
+function readFailure(code: string): { detail: string; hint?: string } {
+  if (code === 'ENOENT') return { detail: 'it was removed after the build listed it (ENOENT)', hint: 'Run the build again once the files stop changing.' };
+  if (code === 'EACCES' || code === 'EPERM') return { detail: `permission denied (${code})`, hint: 'Make the file, and every folder above it, readable for the user running knoc.' };
+  return { detail: code };
+}
+
 // Opening never follows a link in the last component and never waits on a pipe's writer; fstat then decides on the open file itself.
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
@@ -325,12 +332,20 @@ export function readSourceSync(relative: string, absolute: string, origin: Sourc
     const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
     // ELOOP (Linux, macOS) and EMLINK (FreeBSD) are what O_NOFOLLOW answers for a link.
     if (code === 'ELOOP' || code === 'EMLINK') return { diagnostic: unreadable(relative, notRegular({ isSymbolicLink: () => true, isDirectory: () => false, isFIFO: () => false, isSocket: () => false }).detail, LINK_HINT) };
-    const info = lstatSync(absolute, { throwIfNoEntry: false });
+    // A folder on the way that may be listed but not searched refuses the lstat too.
+    const info = (() => {
+      try {
+        return lstatSync(absolute, { throwIfNoEntry: false });
+      } catch {
+        return undefined;
+      }
+    })();
     if (info && !info.isFile()) {
       const { detail, hint } = notRegular(info);
       return { diagnostic: unreadable(relative, detail, hint) };
     }
-    return { diagnostic: unreadable(relative, code) };
+    const { detail, hint } = readFailure(code);
+    return { diagnostic: unreadable(relative, detail, hint) };
   }
   try {
     const info = fstatSync(fd);
@@ -357,8 +372,8 @@ export function readSourceSync(relative: string, absolute: string, origin: Sourc
     if (!sameLimits(limits, DEFAULT_LIMITS)) source.limits = limits;
     return { source };
   } catch (error) {
-    const detail = error instanceof Error && 'code' in error ? String(error.code) : String(error);
-    return { diagnostic: unreadable(relative, detail) };
+    const { detail, hint } = readFailure(error instanceof Error && 'code' in error ? String(error.code) : String(error));
+    return { diagnostic: unreadable(relative, detail, hint) };
   } finally {
     closeSync(fd);
   }
