@@ -232,6 +232,17 @@ describe('parseFile', () => {
     expect(diagnostics).toEqual([expect.objectContaining({ code: 'KNO1001', message: expect.stringContaining('Unresolved alias'), range: expect.objectContaining({ start: expect.objectContaining({ line, column }) }) })]);
   });
 
+  it.each([
+    ['an infinite number', 'a: 1\nb: .inf\n', 'Write `".inf"` to keep it as text, or a finite number.'],
+    ['a number too large for a double', 'a: 1e400\n', 'Write `"1e400"` to keep it as text, or a finite number.'],
+    ['an alias inside its own anchor', 't: &a [ *a ]\n', 'Write the value out instead of `*a`; an alias inside the value its anchor `&a` marks would repeat it without end.'],
+    ['a lone surrogate escape', 'a: "\\ud800"\n', 'Write the character itself, or its whole escape such as `\\U0001F600`; a surrogate escape alone is half a character.'],
+    ['an alias with no anchor', 'a: 1\ntitle: *nope\n', 'Set the anchor `&nope` on a value above the alias, or write the value out instead of `*nope`.'],
+  ])('gives %s (KNO1001, well-formed YAML) a hint about the value, not about syntax', (_name, text, hint) => {
+    const { diagnostics } = parseFile(source(text));
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'KNO1001', hint })]);
+  });
+
   it('accepts nesting up to the limit, and a config may raise or lower it', () => {
     const text = `a: ${'['.repeat(63)}${']'.repeat(63)}\n`;
     expect(parseFile(source(text)).diagnostics).toEqual([]);

@@ -34,7 +34,13 @@ export function findBoundViolations(doc: Document.Parsed, locator: Locate, file:
     Scalar(_, node) {
       // A `"\ud800"` escape makes a lone surrogate, which no UTF-8 output (a card, a digest) can carry.
       if (typeof node.value === 'string' && LONE_SURROGATE.test(node.value) && node.range) {
-        diagnostics.push(createDiagnostic('KNO1001', { detail: 'The string holds a lone UTF-16 surrogate (an escape such as `\\ud800`), expected text that UTF-8 can carry.' }, { file, range: locator.rangeOfOffsets(node.range[0], node.range[1]) }));
+        diagnostics.push(
+          createDiagnostic(
+            'KNO1001',
+            { detail: 'The string holds a lone UTF-16 surrogate (an escape such as `\\ud800`), expected text that UTF-8 can carry.' },
+            { file, range: locator.rangeOfOffsets(node.range[0], node.range[1]), hint: 'Write the character itself, or its whole escape such as `\\U0001F600`; a surrogate escape alone is half a character.' },
+          ),
+        );
       }
     },
     Map: (_, node, path) => checkDepth(node, path),

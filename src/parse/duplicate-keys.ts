@@ -78,13 +78,25 @@ export function findUnrepresentable(doc: Document.Parsed, locator: Locate, file:
 function scalarProblems(node: Scalar, locator: Locate, file: string): Diagnostic[] {
   if (typeof node.value !== 'number' || Number.isFinite(node.value) || !node.range) return [];
   const written = node.source ?? String(node.value);
-  return [createDiagnostic('KNO1001', { detail: `\`${written}\` is not a finite number, expected a value JSON can carry (quote it to keep it as text).` }, { file, range: locator.rangeOfOffsets(node.range[0], node.range[1]) })];
+  return [
+    createDiagnostic(
+      'KNO1001',
+      { detail: `\`${written}\` is not a finite number, expected a value JSON can carry (quote it to keep it as text).` },
+      { file, range: locator.rangeOfOffsets(node.range[0], node.range[1]), hint: `Write \`"${written}"\` to keep it as text, or a finite number.` },
+    ),
+  ];
 }
 
 function aliasProblems(node: Alias, doc: Document.Parsed, path: readonly unknown[], locator: Locate, file: string): Diagnostic[] {
   const target = node.resolve(doc);
   if (!target || !path.some((ancestor) => ancestor === target) || !node.range) return [];
-  return [createDiagnostic('KNO1001', { detail: `The alias \`*${node.source}\` refers to its own anchor, expected a value that does not contain itself.` }, { file, range: locator.rangeOfOffsets(node.range[0], node.range[1]) })];
+  return [
+    createDiagnostic(
+      'KNO1001',
+      { detail: `The alias \`*${node.source}\` refers to its own anchor, expected a value that does not contain itself.` },
+      { file, range: locator.rangeOfOffsets(node.range[0], node.range[1]), hint: `Write the value out instead of \`*${node.source}\`; an alias inside the value its anchor \`&${node.source}\` marks would repeat it without end.` },
+    ),
+  ];
 }
 
 function pairProblems(pair: Pair, locator: Locate, file: string): Diagnostic[] {

@@ -83,7 +83,9 @@ export function parseFileFully(source: SourceFile, limits: ParseLimits = source.
     if (/alias count/i.test(detail)) return { diagnostics: [createDiagnostic('KNO1010', { limit: limits.maxAliases }, { file: source.path, range: locator.rangeOfOffsets(...firstAliasOffset(doc)) })] };
     // An alias whose anchor is not set before it: yaml says which, not where.
     const alias = /unresolved alias/i.test(detail) ? firstUnresolvedAlias(doc) : undefined;
-    return { diagnostics: [createDiagnostic('KNO1001', { detail: sentence(detail) }, { file: source.path, range: locator.rangeOfOffsets(...(alias ?? [0, 0])) })] };
+    const name = alias ? source.text.slice(alias[0] + 1, alias[1]).trim() : undefined;
+    const hint = name ? `Set the anchor \`&${name}\` on a value above the alias, or write the value out instead of \`*${name}\`.` : undefined;
+    return { diagnostics: [createDiagnostic('KNO1001', { detail: sentence(detail) }, { file: source.path, range: locator.rangeOfOffsets(...(alias ?? [0, 0])), ...(hint ? { hint } : {}) })] };
   }
   if (!isRecord(data)) {
     const range = locator.rangeOf('');
