@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { DOMAIN_KIND, SPEC_KIND, collectionOfKind, stringField, type Entity } from '../model/entity.js';
+import { isSafeSlug } from '../project/check-card.js';
 
 /** id and slug lookups over every entity in the build. */
 export interface SymbolTable {
@@ -60,7 +61,9 @@ export function bindSymbols(entities: readonly Entity[]): { symbols: SymbolTable
     if (kind === DOMAIN_KIND) {
       const base = path.posix.basename(file, '.kno');
       if (base !== slug) {
-        diagnostics.push(createDiagnostic('KNO3004', { slug, base }, { file, pointer: '/slug', range: entity.locator.rangeOf('/slug') }));
+        // A file name that cannot be a slug (`Schemas`, `schémas`) leaves one way: renaming the file.
+        const hint = isSafeSlug(base) ? undefined : `Rename the file to ${slug}.kno; \`${base}\` cannot be a slug, which takes lowercase letters and digits separated by single hyphens, at most 64 characters.`;
+        diagnostics.push(createDiagnostic('KNO3004', { slug, base }, { file, pointer: '/slug', range: entity.locator.rangeOf('/slug'), ...(hint ? { hint } : {}) }));
         // Domains are found by file name too, so references to either name resolve and the mismatch is reported once.
         if (!slugs.has(base)) slugs.set(base, entity);
       }
