@@ -405,7 +405,7 @@ describe('files that are not regular files', () => {
     const run = runCli(['check', '--root', root]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('content/agent-blueprints/linked.kno:1:1  error  KNO1005  The file cannot be read: it is a symbolic link');
-    expect(run.stderr).toContain('content/agent-blueprints/folder.kno:1:1  error  KNO1005  The file cannot be read: it is a folder, expected a file.');
+    expect(run.stderr).toContain('content/agent-blueprints/folder.kno:1:1  error  KNO1005  The file cannot be read: it is a folder, expected a file.\n  hint: Rename the folder to `folder`: a name ending in `.kno` is a source file\'s; the .kno files inside it are read either way.');
   });
 
   it('warns of a file whose extension is `.kno` in another case (KNO1022), which it does not read, where the source patterns look', () => {

@@ -122,7 +122,10 @@ export async function listSources(root: string, limits: ParseLimits = DEFAULT_LI
     const detail = !info ? 'it cannot be examined' : !info.isSymbolicLink() ? notRegular(info).detail : odd.endsWith('.kno') ? 'it is a symbolic link; knoc reads only regular files inside the repository' : 'it is a symbolic link to a folder; knoc does not follow links, so the .kno files behind it are not read';
     diagnostics.push(unreadable(odd, detail, info?.isSymbolicLink() ? LINK_HINT : undefined));
   }
-  for (const folder of sortPaths(everything.filter((p) => p.endsWith('.kno/')))) diagnostics.push(unreadable(folder.slice(0, -1), 'it is a folder, expected a file'));
+  for (const folder of sortPaths(everything.filter((p) => p.endsWith('.kno/')))) {
+    const name = path.posix.basename(folder);
+    diagnostics.push(unreadable(folder.slice(0, -1), 'it is a folder, expected a file', `Rename the folder to \`${name.slice(0, -4)}\`: a name ending in \`.kno\` is a source file's; the .kno files inside it are read either way.`));
+  }
   const ownSpecsAreBuiltin = await sameDirectory(path.join(root, 'specs'), builtinSpecsDir);
   const builtinPaths = ownSpecsAreBuiltin ? [] : await globby('*.kno', { cwd: builtinSpecsDir, onlyFiles: true });
 
