@@ -140,12 +140,13 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
       const unit = error.keyword.endsWith('Items') ? 'item' : error.keyword.endsWith('Properties') ? 'entry' : 'character';
       const count = countOf(error.data);
       const bound = error.keyword.startsWith('min') ? 'at least' : 'at most';
-      // A schema that says what the entries are for (`exactly one flow`) gives the clearer hint.
+      // A schema that says what the entries are for (`exactly one flow`) gives the clearer hint; a string's describes its form, not its length.
       const description = typeof schema.description === 'string' ? schema.description : undefined;
+      const hint = error.keyword === 'maxLength' ? `Shorten it to at most ${plural(limit, unit)}.` : description === undefined ? undefined : `Expected ${description}.`;
       return createDiagnostic(
         'KNO2009',
         { what: capitalize(what), found: plural(count, unit), expected: `${bound} ${plural(limit, unit)}` },
-        { ...at(), ...(description === undefined ? {} : { hint: `Expected ${description}.` }) },
+        { ...at(), ...(hint === undefined ? {} : { hint }) },
       );
     }
     case 'anyOf':
