@@ -137,6 +137,20 @@ describe('reports cannot be rewritten by what they quote', () => {
     expect(printableLine('one\ntwo\rthree')).toBe('one\\u{a}two\\u{d}three');
   });
 
+  it('shows characters that print as nothing (zero-width space, soft hyphen, word joiner) as escapes', () => {
+    expect(printable('schemas\u200b a\u00adb c\u2060d \ufeffe f\u200dg')).toBe('schemas\\u{200b} a\\u{ad}b c\\u{2060}d \\u{feff}e f\\u{200d}g');
+  });
+
+  it('names a perception domain with a zero-width space in it so that the space shows, in the message and the code frame', () => {
+    const root = copyRepo(repoRoot);
+    edit(root, BLUEPRINT, (t) => t.replace('domains: [schemas, api-surface]', 'domains: [schemas\u200b, api-surface]'));
+    const run = runCli(['check', '--root', root, '--no-cache']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('KNO3001  Unknown perception domain `schemas\\u{200b}`');
+    expect(run.stderr).toContain('domains: [schemas\\u{200b}, api-surface]');
+    expect(run.stderr).not.toContain('\u200b');
+  });
+
   it('escapes them alike in stylish, github and junit reports of the real CLI', () => {
     const root = copyRepo(repoRoot);
     // The YAML escapes put a raw ESC and U+202E into the key, and so into the message that names it.
