@@ -50,6 +50,14 @@ export function mapAjvErrors(errors: readonly ErrorObject[], entity: Entity, opt
   return diagnostics;
 }
 
+/** The boolean a string was meant to be (`yes`, `Off`, `"true"`), or undefined for any other text. */
+function booleanMeant(text: string): boolean | undefined {
+  const word = text.trim().toLowerCase();
+  if (['true', 'yes', 'y', 'on'].includes(word)) return true;
+  if (['false', 'no', 'n', 'off'].includes(word)) return false;
+  return undefined;
+}
+
 function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): Diagnostic {
   const file = entity.source.path;
   const pointer = error.instancePath;
@@ -91,11 +99,15 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
       const expected = title !== undefined ? `${article(title)} ${title} (a string)` : types.map(describeSchemaType).join(' or ');
       const quotable = types.includes('string') && (typeof error.data === 'number' || typeof error.data === 'boolean');
       const written = entity.source.text.slice(...offsets(entity, pointer));
+      // YAML 1.1 read `yes`, `no`, `on` and `off` as booleans; YAML 1.2, and so knoc, reads them as text.
+      const truth = types.includes('boolean') && typeof error.data === 'string' ? booleanMeant(error.data) : undefined;
       const hint = quotable
         ? `Quote it to keep it a string: \`"${written}"\`.`
-        : types.includes('array') && !Array.isArray(error.data) && error.data !== null && typeof error.data !== 'object'
-          ? `Write it as a list: \`[${written}]\`.`
-          : undefined;
+        : truth !== undefined
+          ? `Write \`${truth}\`: YAML 1.2 reads \`${written}\` as text, not as a boolean.`
+          : types.includes('array') && !Array.isArray(error.data) && error.data !== null && typeof error.data !== 'object'
+            ? `Write it as a list: \`[${written}]\`.`
+            : undefined;
       return createDiagnostic('KNO2005', { what: capitalize(what), found: describeType(error.data), expected }, { ...at(), ...(hint ? { hint } : {}) });
     }
     case 'enum':
