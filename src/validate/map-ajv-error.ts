@@ -84,11 +84,13 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
           pointer: propertyPointer,
           range: entity.locator.rangeOf(propertyPointer, 'key'),
           hint:
-            suggestion !== undefined
-              ? `Did you mean \`${suggestion}\`?${Array.isArray((schema as { required?: unknown }).required) && ((schema as { required: unknown[] }).required).includes(suggestion) && !Object.hasOwn(isRecord(error.data) ? error.data : {}, suggestion) ? ` \`${suggestion}\` is required and missing.` : ''}`
-              : pointer === '' && options.allowsPrivateKeys !== false
-                ? undefined
-                : `Remove \`${property}\`; ${what} allows only the properties listed.`,
+            property === '<<'
+              ? 'YAML 1.2 has no merge keys, so `<<` is read as a key like any other: write out the keys it was to bring in.'
+              : suggestion !== undefined
+                ? `Did you mean \`${suggestion}\`?${Array.isArray((schema as { required?: unknown }).required) && ((schema as { required: unknown[] }).required).includes(suggestion) && !Object.hasOwn(isRecord(error.data) ? error.data : {}, suggestion) ? ` \`${suggestion}\` is required and missing.` : ''}`
+                : pointer === '' && options.allowsPrivateKeys !== false
+                  ? undefined
+                  : `Remove \`${property}\`; ${what} allows only the properties listed.`,
         },
       );
     }
