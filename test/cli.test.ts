@@ -143,6 +143,7 @@ describe('knoc CLI (real process)', () => {
     [['build', '--format', 'xml'], /unknown format `xml`/],
     [['build', '--base-url', 'not a url'], /--base-url must be an absolute/],
     [['build', '--base-url', 'https://agents.example.org/?q=1#frag'], /without a query or fragment/],
+    [['build', '--base-url', 'https://agents.example.org:99999'], /^knoc: --base-url must be an absolute http\(s\) URL without a query or fragment, got `https:\/\/agents\.example\.org:99999`\n/],
     // The flag is held to the rules a base_url in knoc.config.yaml is held to (KNO2080, KNO2081).
     [['build', '--base-url', 'http://agents.example.org'], /plain `http:` to another machine/],
     [['check', '--base-url', 'https://deploy:hunter2@agents.example.org'], /`https:\/\/\*\*\*@agents\.example\.org` carries a user name or password/],

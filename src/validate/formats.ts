@@ -5,12 +5,21 @@ import type * as AjvFormats from 'ajv-formats/dist/formats.js';
 export const FORMATS_MODULE = 'knoc:formats';
 
 /**
- * An `http(s)` URL of the plainest kind: host labels, a port, path segments of
- * unreserved characters. Every such string is a URI by ajv-formats' own test
- * (`test/formats.test.ts` checks that on random strings), which is a regular
- * expression of some 3,000 characters that V8 runs slowly the first few times.
+ * An `http(s)` URL of the plainest kind: host labels, a port up to 65535, path
+ * segments of unreserved characters. Every such string is a URI by ajv-formats'
+ * own test (`test/formats.test.ts` checks that on random strings), which is a
+ * regular expression of some 3,000 characters that V8 runs slowly the first few times.
  */
-const PLAIN_URL = /^https?:\/\/[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d{1,5})?(?:\/[a-z0-9\-._~]*)*$/i;
+const PLAIN_URL = /^https?:\/\/[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]?\d{1,4}))?(?:\/[a-z0-9\-._~]*)*$/i;
+
+/** The port of a URL that has an authority (`scheme://user@host:port/...`), when it names one. */
+const AUTHORITY_PORT = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(?:\[[^\]/?#]*\]|[^/?#:[\]]*):(\d+)(?=[/?#]|$)/i;
+
+/** False for a URL whose port is past 65535: RFC 3986's grammar allows any digits there, but no URL parser, and so no client reading a card, accepts one. */
+function portInRange(value: string): boolean {
+  const port = AUTHORITY_PORT.exec(value)?.[1];
+  return port === undefined || Number(port) <= 65535;
+}
 
 let full: typeof AjvFormats.fullFormats | undefined;
 
@@ -25,9 +34,9 @@ export function isPlainUrl(value: string): boolean {
   return PLAIN_URL.test(value);
 }
 
-/** ajv-formats' `uri`, answering plain `http(s)` URLs without it. */
+/** ajv-formats' `uri`, answering plain `http(s)` URLs without it, and refusing a port past 65535. */
 export function uri(value: string): boolean {
-  return isPlainUrl(value) || (fullFormats().uri as (value: string) => boolean)(value);
+  return isPlainUrl(value) || ((fullFormats().uri as (value: string) => boolean)(value) && portInRange(value));
 }
 
 /** ajv-formats' full formats, `uri` as above; each other one read from ajv-formats when generated code asks for it. */
