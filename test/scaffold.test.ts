@@ -124,6 +124,19 @@ describe('knoc init (real processes in temp folders)', () => {
     expect(snapshotTree(dir)).toEqual(before);
   });
 
+  it.each(['content', '.github/workflows', '.knoc', '.knoc/schemas'])('refuses a folder where %s is a file that stands where a folder must be made (KNO8001, exit 1), writing nothing', (file) => {
+    const dir = makeTempDir();
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), 'mine\n');
+    const before = snapshotTree(dir);
+    const run = runCli(['init', dir]);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain(`${file}  error  KNO8001  \`${file}\` already exists, so nothing was written; knoc never overwrites a file it scaffolds.\n  hint: \`knoc init\` makes a folder \`${file}/\` there: move the file away first.`);
+    expect(run.stderr).toContain('knoc init wrote nothing');
+    expect(run.stderr).not.toMatch(STACK);
+    expect(snapshotTree(dir)).toEqual(before);
+  });
+
   it('refuses a folder inside another repository’s content/ (KNO8004, exit 1), writing nothing among its sources', () => {
     const root = makeTempDir();
     expect(runCli(['init', root]).status).toBe(0);
@@ -204,6 +217,26 @@ describe('knoc init (real processes in temp folders)', () => {
     writeFileSync(path.join(dir, 'file'), '');
     expect(runCli(['init', path.join(dir, 'file')])).toMatchObject({ status: 2, stderr: expect.stringContaining('is a file, expected a folder') });
     expect(runCli(['init', 'a', 'b'], {}, dir)).toMatchObject({ status: 2, stderr: expect.stringContaining('unexpected argument `b`') });
+  });
+});
+
+describe('a file where knoc new makes a folder: refused (KNO8001, exit 1), nothing written', () => {
+  it.each([
+    ['content/agent-blueprints', ['new', 'agent', 'zz']],
+    ['content/perception-domains', ['new', 'domain', 'zz']],
+    ['.knoc', ['new', 'agent', 'zz']],
+  ])('%s as a file, %j', (file, args) => {
+    const dir = makeTempDir();
+    expect(runCli(['init', dir]).status).toBe(0);
+    rmSync(path.join(dir, file), { recursive: true });
+    writeFileSync(path.join(dir, file), 'mine\n');
+    const before = snapshotTree(dir);
+    const run = runCli([...args, '--root', dir]);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain(`${file}  error  KNO8001  \`${file}\` already exists, so nothing was written; knoc never overwrites a file it scaffolds.\n  hint: \`knoc new\` makes a folder \`${file}/\` there: move the file away first.`);
+    expect(run.stderr).toContain('knoc new wrote nothing');
+    expect(run.stderr).not.toMatch(STACK);
+    expect(snapshotTree(dir)).toEqual(before);
   });
 });
 

@@ -842,7 +842,7 @@ export const catalogue = {
     severity: 'error',
     message: '`{path}` already exists, so nothing was written; knoc never overwrites a file it scaffolds.',
     hint: 'Choose another slug or folder, or move the existing file away first.',
-    explanation: '`knoc init` and `knoc new` only create files. When a file they would write is already there, they stop before writing anything, so your work is never replaced.',
+    explanation: '`knoc init` and `knoc new` only create files. When a file they would write is already there, or a file stands where they would make a folder (`content` as a file), they stop before writing anything, so your work is never replaced and no repository is left half made.',
   },
   KNO8002: {
     title: 'Slug already used',

@@ -29,3 +29,28 @@ export async function findLinks(root: string, paths: readonly string[]): Promise
   }
   return [...found].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
+
+/**
+ * The files (neither folders nor links) that stand where a write to each of
+ * `paths` inside `root` needs a folder: `content` as a file, for a write to
+ * `content/agents/x.kno`. Making that folder would fail after other files were
+ * written. Relative to `root` with `/` separators, sorted, each once.
+ */
+export async function findFilesInTheWay(root: string, paths: readonly string[]): Promise<string[]> {
+  const base = path.resolve(root);
+  const found = new Set<string>();
+  for (const given of paths) {
+    const relative = path.relative(base, path.resolve(base, given));
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) continue;
+    const names = relative.split(path.sep);
+    for (let i = 1; i < names.length; i++) {
+      const info = await lstat(path.join(base, ...names.slice(0, i))).catch(() => undefined);
+      if (info === undefined || info.isSymbolicLink()) break;
+      if (!info.isDirectory()) {
+        found.add(names.slice(0, i).join('/'));
+        break;
+      }
+    }
+  }
+  return [...found].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}

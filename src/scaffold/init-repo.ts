@@ -14,7 +14,7 @@ import { schemaFileOf } from '../editor/editor-schemas.js';
 import { renderScaffold } from './scaffold-templates.js';
 import { slugify, titleOf } from './slug.js';
 import { writeNewFile } from '../emit/write-new-file.js';
-import { findLinks } from '../emit/find-links.js';
+import { findFilesInTheWay, findLinks } from '../emit/find-links.js';
 import { surveyRepo } from './survey-repo.js';
 
 /** The example agent and domain a new repository starts with. */
@@ -76,6 +76,10 @@ export async function initRepo(options: InitOptions): Promise<InitResult> {
   if (enclosing !== undefined) {
     const shown = path.relative(dir, enclosing).split(path.sep).join('/');
     diagnostics.push(createDiagnostic('KNO8004', { path: shown, what: 'a knoc repository whose content/ this folder is in' }, { file: shown, hint: 'Run `knoc init` outside that repository’s content/ folder, or add agents and domains to it with `knoc new agent <slug>` and `knoc new domain <slug>`.' }));
+  }
+  // A file where a folder must be made would stop the writes halfway, the config already written.
+  for (const blocking of await findFilesInTheWay(dir, [...files.map((file) => file.path), path.join(DEFAULT_SCHEMA_DIR, CONFIG_SCHEMA_FILE)])) {
+    diagnostics.push(createDiagnostic('KNO8001', { path: blocking }, { file: blocking, hint: `\`knoc init\` makes a folder \`${blocking}/\` there: move the file away first.` }));
   }
   const refusedRepository = diagnostics.some((d) => d.code === 'KNO8004');
   for (const file of files) {

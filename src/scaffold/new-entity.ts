@@ -5,9 +5,9 @@ import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { suggestClosest } from '../diagnostics/suggest.js';
 import { collectionOfKind, AGENT_KIND, DOMAIN_KIND } from '../model/entity.js';
-import { DEFAULT_SCHEMA_DIR, schemaFileOf } from '../editor/editor-schemas.js';
+import { CONFIG_SCHEMA_FILE, DEFAULT_SCHEMA_DIR, schemaFileOf } from '../editor/editor-schemas.js';
 import { findSchemaLinks, writeEditorSchemas, type SchemaWriteReport } from '../editor/write-schemas.js';
-import { findLinks } from '../emit/find-links.js';
+import { findFilesInTheWay, findLinks } from '../emit/find-links.js';
 import { renderScaffold } from './scaffold-templates.js';
 import { slugProblem, titleOf } from './slug.js';
 import { surveyRepo, type RepoSurvey } from './survey-repo.js';
@@ -98,6 +98,10 @@ export async function newEntity(options: NewEntityOptions): Promise<NewEntityRes
   // A write through a link lands wherever it points: the new file's folders and the editor schemas must be the repository's own.
   const linked = [...(await findLinks(root, [file])), ...(options.writeSchemas === false ? [] : await findSchemaLinks(root, DEFAULT_SCHEMA_DIR, survey))];
   for (const link of linked) diagnostics.push(createDiagnostic('KNO8006', { path: link }, { file: link }));
+  // A file where a folder must be made would fail the write, or stop the editor schemas after the new file is written.
+  for (const blocking of await findFilesInTheWay(root, [file, ...(options.writeSchemas === false ? [] : [path.join(DEFAULT_SCHEMA_DIR, CONFIG_SCHEMA_FILE)])])) {
+    diagnostics.push(createDiagnostic('KNO8001', { path: blocking }, { file: blocking, hint: `\`knoc new\` makes a folder \`${blocking}/\` there: move the file away first.` }));
+  }
   if (diagnostics.length > 0) return { diagnostics, sources: survey.files };
   const newId = options.newId ?? monotonicFactory();
   const text = renderNewEntity(options.kind, options.slug, newId(), { ...(options.domains ? { domains: options.domains } : {}), schemaPath: schemaPathFrom(file, schemaFileOf(kindName)) });
