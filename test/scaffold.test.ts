@@ -141,13 +141,15 @@ describe('knoc init (real processes in temp folders)', () => {
     const root = makeTempDir();
     expect(runCli(['init', root]).status).toBe(0);
     const before = snapshotTree(root);
+    // The repository is named from where knoc runs, as the finding's location names it, not from the folder given.
     for (const [cwd, args, shown] of [
       [path.join(root, 'content/agent-blueprints'), [], '../..'],
-      [path.join(root, 'content'), ['new-repo'], '../..'],
+      [path.join(root, 'content'), ['new-repo'], '..'],
+      [path.dirname(root), [`${path.basename(root)}/content/sub`], path.basename(root)],
     ] as const) {
       const run = runCli(['init', ...args], {}, cwd);
       expect(run.status).toBe(1);
-      expect(run.stderr).toContain(`KNO8004  \`${shown}\` already holds a knoc repository whose content/ this folder is in, so \`knoc init\` wrote nothing.`);
+      expect(run.stderr).toContain(`${shown}  error  KNO8004  \`${shown}\` already holds a knoc repository whose content/ this folder is in, so \`knoc init\` wrote nothing.`);
       expect(run.stderr).toContain('knoc init wrote nothing');
     }
     expect(snapshotTree(root)).toEqual(before);

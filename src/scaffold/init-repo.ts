@@ -32,6 +32,8 @@ export interface InitOptions {
   dir: string;
   /** Makes ULIDs; default: fresh ones. */
   newId?: () => string;
+  /** How the user names the folder (`my-agents`, `.`): a message that names another folder gives its path from where the user is. Default: `.`. */
+  shown?: string;
 }
 
 /** What `knoc init` did. */
@@ -74,8 +76,9 @@ export async function initRepo(options: InitOptions): Promise<InitResult> {
   // Inside another repository's content/, every file would become one of its sources, and a blueprint of the wrong kind or slug.
   const enclosing = enclosingRepository(dir);
   if (enclosing !== undefined) {
-    const shown = path.relative(dir, enclosing).split(path.sep).join('/');
-    diagnostics.push(createDiagnostic('KNO8004', { path: shown, what: 'a knoc repository whose content/ this folder is in' }, { file: shown, hint: 'Run `knoc init` outside that repository’s content/ folder, or add agents and domains to it with `knoc new agent <slug>` and `knoc new domain <slug>`.' }));
+    const fromDir = path.relative(dir, enclosing).split(path.sep).join('/');
+    const shown = path.posix.normalize(path.posix.join((options.shown ?? '.').split(path.sep).join('/'), fromDir));
+    diagnostics.push(createDiagnostic('KNO8004', { path: shown, what: 'a knoc repository whose content/ this folder is in' }, { file: fromDir, hint: 'Run `knoc init` outside that repository’s content/ folder, or add agents and domains to it with `knoc new agent <slug>` and `knoc new domain <slug>`.' }));
   }
   // A file where a folder must be made would stop the writes halfway, the config already written.
   for (const blocking of await findFilesInTheWay(dir, [...files.map((file) => file.path), path.join(DEFAULT_SCHEMA_DIR, CONFIG_SCHEMA_FILE)])) {

@@ -63,9 +63,9 @@ async function runInit(args: readonly string[]): Promise<number> {
   const dir = positionals[0] ?? '.';
   const info = await stat(dir).catch(() => undefined);
   if (info && !info.isDirectory()) throw new UsageError(`\`${dir}\` is a file, expected a folder to start the repository in`);
-  const result = await initRepo({ dir });
-  const paint = choosePaint(process.stderr, process.env);
   const shown = path.relative(process.cwd(), path.resolve(dir)) || '.';
+  const result = await initRepo({ dir, shown });
+  const paint = choosePaint(process.stderr, process.env);
   if (result.diagnostics.length > 0) {
     const inDir = (file: string | undefined) => (file === undefined ? file : path.join(shown, file).split(path.sep).join('/'));
     const located = result.diagnostics.map((d) => ({ ...d, ...(d.file !== undefined ? { file: inDir(d.file)! } : {}) }));
