@@ -6,6 +6,7 @@ import type { Entity } from '../model/entity.js';
 import { isRecord } from '../model/guards.js';
 import { joinPointer, splitPointer } from '../parse/locator.js';
 import { describePointer, describeSchemaType, describeType, showValue } from './describe.js';
+import { patternEngine } from './pattern-engine.js';
 
 /** How to name things for a file that is not an entity, such as the config. */
 export interface MapOptions {
@@ -15,7 +16,7 @@ export interface MapOptions {
   allowsPrivateKeys?: boolean;
 }
 
-type SchemaLike = { title?: unknown; description?: unknown; properties?: unknown; patternProperties?: unknown };
+type SchemaLike = { title?: unknown; description?: unknown; properties?: unknown; patternProperties?: unknown; pattern?: unknown; format?: unknown };
 
 /**
  * Turns ajv's errors into diagnostics on the YAML node at fault. Errors inside
@@ -104,13 +105,22 @@ function mapAjvError(error: ErrorObject, entity: Entity, options: MapOptions): D
       // YAML 1.1 read `yes`, `no`, `on` and `off` as booleans; YAML 1.2, and so knoc, reads them as text.
       const truth = types.includes('boolean') && typeof error.data === 'string' ? booleanMeant(error.data) : undefined;
       const hint = quotable
-        ? `Quote it to keep it a string: \`"${written}"\`.`
+        ? quotedFits(schema, written)
+          ? `Quote it to keep it a string: \`"${written}"\`.`
+          : // `version: 1.0` quoted is still no semantic version: say what is expected instead of a quoting that fails next.
+            typeof schema.description === 'string'
+            ? `Expected ${schema.description}.`
+            : title !== undefined
+              ? `Write ${what} as ${article(title)} ${title}.`
+              : undefined
         : truth !== undefined
           ? `Write \`${truth}\`: YAML 1.2 reads \`${written}\` as text, not as a boolean.`
           : types.includes('array') && !Array.isArray(error.data) && error.data !== null && typeof error.data !== 'object'
             ? `Write it as a list: \`[${written}]\`.`
             : undefined;
-      return createDiagnostic('KNO2005', { what: capitalize(what), found: describeType(error.data), expected }, { ...at(), ...(hint ? { hint } : {}) });
+      // YAML reads `1.0` and `1e3` as numbers that happen to be whole: as written, they are no integers.
+      const found = typeof error.data === 'number' && Number.isInteger(error.data) && !/^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/.test(written) ? 'a number' : describeType(error.data);
+      return createDiagnostic('KNO2005', { what: capitalize(what), found, expected }, { ...at(), ...(hint ? { hint } : {}) });
     }
     case 'enum':
     case 'const': {
@@ -194,6 +204,17 @@ function describeForm(branch: unknown): string {
 function offsets(entity: Entity, pointer: string): [number, number] {
   const range = entity.locator.rangeOf(pointer);
   return [range.start.offset, range.end.offset];
+}
+
+/** Whether a scalar written where a string belongs would be valid once quoted: no `format` to meet (a URL, a date), and any `pattern` matched. */
+function quotedFits(schema: SchemaLike, written: string): boolean {
+  if (schema.format !== undefined) return false;
+  if (typeof schema.pattern !== 'string') return true;
+  try {
+    return patternEngine(schema.pattern, 'u').test(written);
+  } catch {
+    return false;
+  }
 }
 
 /** "an absolute URL", "a ULID": acronyms starting with U are read "you". */
