@@ -374,13 +374,17 @@ describe('knoc serve', () => {
     const own = runCli(['serve', 'dist'], {}, root);
     expect(own.status).toBe(2);
     expect(own.stderr).toContain('knoc: nothing to serve: `dist` holds no knoc build (no manifest.json); run `knoc build` first');
+    // A folder inside a build is part of that build: the folder to serve is the one above.
+    await build({ root, cacheDir: false });
+    const inside = runCli(['serve', 'dist/agents'], {}, root);
+    expect(inside.status).toBe(2);
+    expect(inside.stderr).toContain("knoc: nothing to serve: `dist/agents` is a folder inside the output folder `dist`, which holds the build's manifest.json; serve that folder, or leave it out to serve the build's own");
     const file = runCli(['serve', 'knoc.config.yaml'], {}, root);
     expect(file.status).toBe(2);
     expect(file.stderr).toContain('knoc: nothing to serve: `knoc.config.yaml` is a file; name the output folder a build wrote (the one that holds manifest.json)');
     const port = runCli(['serve', '--port', '70000']);
     expect(port.status).toBe(2);
     expect(port.stderr).toContain('--port must be a whole number');
-    await build({ root, cacheDir: false });
     const busy = await startPreviewServer({ dir: path.join(root, 'dist'), port: 0 });
     try {
       const taken = runCli(['serve', '--port', String(busy.port), path.join(root, 'dist')]);

@@ -454,6 +454,19 @@ describe('knoc verify', () => {
     expect(rooted.stderr).toContain(`--root must be a directory, got \`${missing}\``);
   });
 
+  it('says of a folder inside the build (`dist/agents`) that the build is the folder above, instead of telling to rebuild', () => {
+    const run = runCli(['verify', 'dist/agents'], {}, root);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('dist/agents/manifest.json  error  KNO5004  Output `manifest.json` is missing or not a knoc manifest.');
+    expect(run.stderr).toContain('hint: `dist/agents` is a folder inside an output folder: to check the build against its manifest.json, give the folder that holds it, `dist`.');
+    expect(run.stderr).not.toContain('Rebuild with `knoc build`');
+    // A folder that is inside no build is still told to build.
+    const loose = makeTempDir();
+    const alone = runCli(['verify', loose]);
+    expect(alone.status).toBe(1);
+    expect(alone.stderr).toContain('hint: Rebuild with `knoc build`');
+  });
+
   it('accepts signatures @a2a-js/sdk generates, ES256 and EdDSA, on knoc cards with and without empty values', async () => {
     for (const kind of ['ec', 'ed25519'] as const) {
       const key = makeKey(kind);

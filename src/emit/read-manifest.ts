@@ -12,6 +12,18 @@ export interface PublishedManifest {
   inputs: Map<string, string>;
 }
 
+/**
+ * The nearest folder above `dir` that holds knoc's manifest.json: the output folder `dir` is part of
+ * (`dist` for `dist/agents`), or undefined. For messages about a folder that holds no build: it reads
+ * one file per folder up to the file system's root.
+ */
+export async function enclosingBuild(dir: string): Promise<string | undefined> {
+  for (let current = path.resolve(dir), parent = path.dirname(current); parent !== current; current = parent, parent = path.dirname(parent)) {
+    if (await readManifest(parent)) return parent;
+  }
+  return undefined;
+}
+
 /** Reads `manifest.json` from an output folder; undefined when absent or not knoc's. */
 export async function readManifest(outDir: string): Promise<PublishedManifest | undefined> {
   let data: unknown;

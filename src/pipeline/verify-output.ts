@@ -9,6 +9,7 @@ import { KEY_FILE_LIMIT, readGivenFile } from '../discover/read-given-file.js';
 import { LIMIT_RANGES } from '../model/limits.js';
 import { listFiles } from '../emit/list-files.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
+import { enclosingBuild, readManifest } from '../emit/read-manifest.js';
 import { isRecord } from '../model/guards.js';
 import { isAgentCardPath } from '../project/project-headers.js';
 import { readJwks, readPublicKey } from '../sign/verification-keys.js';
@@ -66,6 +67,13 @@ export async function verifyOutput(options: VerifyOptions = {}): Promise<VerifyR
     outDir = targets[0] !== undefined ? path.resolve(targets[0]) : path.resolve(root, loadConfig(readConfigFile(root).source).config.out ?? 'dist');
     const outLabel = path.relative(root, outDir) || '.';
     const manifest = await verifyManifest(outDir, outLabel);
+    // A folder inside a build (`dist/agents`) is no build of its own: its findings point at the folder that is one.
+    const build = targets[0] !== undefined && !(await readManifest(outDir)) ? await enclosingBuild(outDir) : undefined;
+    if (build !== undefined) {
+      const shown = (dir: string) => path.relative(path.resolve(), dir).split(path.sep).join('/') || '.';
+      const hint = `\`${shown(outDir)}\` is a folder inside an output folder: to check the build against its manifest.json, give the folder that holds it, \`${shown(build)}\`.`;
+      for (const d of manifest.diagnostics) if (d.code === 'KNO5004') d.hint = hint;
+    }
     diagnostics.push(...manifest.diagnostics);
     files = manifest.files;
     cardFiles = (await listFiles(outDir).catch(() => [] as string[])).filter(isAgentCardPath).sort().map((p) => ({ label: p, file: path.join(outDir!, p), at: `${outLabel}/${p}` }));

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { readManifest } from '../../emit/read-manifest.js';
+import { enclosingBuild, readManifest } from '../../emit/read-manifest.js';
 import { resolveOutDir } from '../../pipeline/out-dir.js';
 import { watch } from '../../pipeline/watch.js';
 import { startPreviewServer, type PreviewServer } from '../../serve/preview-server.js';
@@ -85,6 +85,9 @@ async function runServe(args: readonly string[]): Promise<number> {
     const kind = own ? 'folder' : await stat(dir).then((info) => (info.isDirectory() ? 'folder' : 'other'), () => 'missing' as const);
     if (kind === 'missing') throw new UsageError(`nothing to serve: \`${shownDir}\` does not exist; name the output folder a build wrote, or leave it out to serve the build's own`);
     if (kind === 'other') throw new UsageError(`nothing to serve: \`${shownDir}\` is a file; name the output folder a build wrote (the one that holds manifest.json)`);
+    // A folder inside a build (`dist/agents`) is part of one: building would not change that.
+    const build = own ? undefined : await enclosingBuild(dir);
+    if (build !== undefined) throw new UsageError(`nothing to serve: \`${shownDir}\` is a folder inside the output folder \`${path.relative(process.cwd(), build) || '.'}\`, which holds the build's manifest.json; serve that folder, or leave it out to serve the build's own`);
     throw new UsageError(`nothing to serve: \`${shownDir}\` holds no knoc build (no manifest.json); run \`knoc build\` first, or \`knoc serve --watch\``);
   }
   const stopping = listenForStop();
