@@ -357,6 +357,7 @@ describe('knoc new (real processes in temp folders)', () => {
     const agent = runCli(['new', 'agent', 'drift-sentinel', '--root', dir]);
     expect(agent.status).toBe(0);
     expect(agent.stderr).toContain('Created content/agent-blueprints/drift-sentinel.kno');
+    expect(agent.stderr).toContain('Next: fill in its purpose, goals, skills and perception domains, then `knoc build`.');
     const agentFile = path.join(dir, 'content/agent-blueprints/drift-sentinel.kno');
     expect(readFileSync(agentFile, 'utf8')).toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/\.knoc\/schemas\/agent-blueprint\.schema\.json\n/);
     expect(idOf(agentFile)).toMatch(ULID);
@@ -373,6 +374,7 @@ describe('knoc new (real processes in temp folders)', () => {
 
     const both = runCli(['new', 'agent', 'contract-keeper', '--domains', 'api-surface,customer-feedback', '--root', dir]);
     expect(both.status).toBe(0);
+    expect(both.stderr).toContain('Next: fill in its purpose, goals and skills, then `knoc build`.');
     expect(readFileSync(path.join(dir, 'content/agent-blueprints/contract-keeper.kno'), 'utf8')).toContain('domains: [api-surface, customer-feedback]');
     expect(buildClean(dir)).toEqual({ 'api-surface': ['contract-keeper'], 'customer-feedback': ['contract-keeper', 'feedback-summarizer'] });
     const ids = readdirSync(path.join(dir, 'content/agent-blueprints')).map((f) => idOf(path.join(dir, 'content/agent-blueprints', f)));

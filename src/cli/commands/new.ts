@@ -80,7 +80,7 @@ async function runNew(args: readonly string[]): Promise<number> {
   if (result.schemas?.files.some((f) => f.changed)) lines.push(`Updated the editor schemas in ${result.schemas.dir}/`);
   lines.push(
     kind === 'agent'
-      ? `Next: fill in its purpose, goals and skills${domains.length === 0 ? ' and perception domains' : ''}, then \`knoc build\`.`
+      ? `Next: fill in its purpose, ${domains.length === 0 ? 'goals, skills and perception domains' : 'goals and skills'}, then \`knoc build\`.`
       : `Next: describe its sources, then list \`${slug}\` under an agent's persona.perception.domains (until one does, the build warns that no agent perceives it).`,
   );
   process.stderr.write(`${lines.join('\n')}\n`);
