@@ -100,6 +100,20 @@ describe('knoc import (real process)', () => {
     expect(run.stderr).not.toMatch(STACK);
   });
 
+  it('refuses a JSON file that no A2A version would call a card (a build\'s manifest.json, an index) as KNO7002, exit 1, writing nothing for it', () => {
+    const root = makeTempDir();
+    expect(runCli(['init', root]).status).toBe(0);
+    expect(runCli(['build', '--root', root]).status).toBe(0);
+    const before = readdirSync(path.join(root, 'content/agent-blueprints')).sort();
+    const run = runCli(['import', 'dist/manifest.json', 'dist/index/agents.json', '--root', root], {}, root);
+    expect(run.status).toBe(1);
+    for (const file of ['dist/manifest.json', 'dist/index/agents.json']) {
+      expect(run.stderr).toContain(`${file}:1:1  error  KNO7002  The card is an object without any key of an agent card, expected a JSON object with \`name\`, \`description\` and \`skills\`.`);
+    }
+    expect(run.stderr).toContain('0 blueprints written from 2 cards, 2 errors, 0 warnings');
+    expect(readdirSync(path.join(root, 'content/agent-blueprints')).sort()).toEqual(before);
+  });
+
   it('reports as JSON data with --format json', () => {
     const root = makeTempDir();
     const run = runCli(['import', V03_SAMPLE, '--root', root, '--format', 'json']);

@@ -664,7 +664,7 @@ export const catalogue = {
     severity: 'error',
     message: 'The card is {found}, expected a JSON object with `name`, `description` and `skills`.',
     hint: 'Import the agent card itself, not a list of cards or a document that wraps one.',
-    explanation: 'An A2A agent card is a JSON object. A list, a string or a number at the top level is not a card, so nothing is written for it.',
+    explanation: 'An A2A agent card is a JSON object. A list, a string or a number at the top level is not a card, and neither is an object without any key an agent card of some A2A version has (knoc’s own manifest.json, an index), so nothing is written for it.',
   },
   KNO7003: {
     title: 'Key not carried',

@@ -37,6 +37,11 @@ export function convertCard(card: unknown, id: string, ctx: ImportContext): Conv
     ctx.report('KNO7002', { found: describeValue(card) }, '');
     return undefined;
   }
+  // knoc's own manifest.json, an index, `{"a": 1}`: a card in no A2A version, whose blueprint would be placeholders alone.
+  if (!Object.keys(card).some((key) => CARD_KEYS.has(key))) {
+    ctx.report('KNO7002', { found: 'an object without any key of an agent card' }, '');
+    return undefined;
+  }
   reportUnknownKeys(card, CARD_KEYS, '', 'agent card', ctx);
   const fileName = path.basename(ctx.source.file).replace(/\.json$/i, '');
   const name = readText(card, 'name', '', ctx) ?? missing(ctx, 'name', fileName);
