@@ -120,6 +120,8 @@ describe('knoc CLI (real process)', () => {
     // An option another command takes, as written: which one.
     [['watch', '--update-baseline'], /^knoc: unknown option `--update-baseline`\n {2}hint: `--update-baseline` is an option of `knoc build` and `knoc check`\.\nRun `knoc watch --help` for usage\.\n$/],
     [['verify', '--sign-key', 'key.pem'], /hint: `--sign-key` is an option of `knoc build`\.\n/],
+    // One that this command gets another way: how, rather than the other commands that take it.
+    [['init', '--root', 'my-agents'], /^knoc: unknown option `--root`\n {2}hint: `knoc init` takes the folder to start the repository in as its argument: `knoc init DIR`\.\nRun `knoc init --help` for usage\.\n$/],
     // A slip away from no option of its own but from another command's: which, and whose.
     [['check', '--explian'], /^knoc: unknown option `--explian`\n {2}hint: Did you mean `--explain`\? It is an option of `knoc build`\.\nRun `knoc check --help` for usage\.\n$/],
     [['check', '--sgin-key', 'key.pem'], /hint: Did you mean `--sign-key`\? It is an option of `knoc build`\.\n/],

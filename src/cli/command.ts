@@ -18,6 +18,8 @@ export interface Command {
   help: string;
   /** The options it takes, as node:util's parseArgs reads them (check: those it documents): what a mistyped option is held against, and where another command's option is found. */
   options: Readonly<NonNullable<ParseArgsConfig['options']>>;
+  /** The hint for an option other commands take that this one gets another way (`knoc init --root`: the folder is its argument), said instead of whose it is. */
+  elsewhere?: Readonly<Record<string, string>>;
   /** Runs with the arguments after the command name; returns the exit code. */
   run(args: readonly string[]): Promise<number> | number;
 }

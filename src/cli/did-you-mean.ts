@@ -23,6 +23,7 @@ export function optionHint(commandName: string, option: string): string | undefi
   if (Object.hasOwn(command.options, name)) return undefined;
   const near = suggestOnly(name, Object.keys(command.options));
   if (near !== undefined) return `Did you mean \`--${near}\`?`;
+  if (command.elsewhere !== undefined && Object.hasOwn(command.elsewhere, name)) return command.elsewhere[name];
   const others = commands.filter((c) => c !== command && Object.hasOwn(c.options, name));
   if (others.length > 0) return `\`${option}\` is an option of ${list(others)}.`;
   const elsewhere = suggestOnly(name, commands.flatMap((c) => (c === command ? [] : Object.keys(c.options))).filter((o) => !Object.hasOwn(command.options, o)));

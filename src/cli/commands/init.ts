@@ -52,6 +52,7 @@ Examples:
   knoc init . && npm install && npx knoc build
 `,
   options: initOptions,
+  elsewhere: { root: '`knoc init` takes the folder to start the repository in as its argument: `knoc init DIR`.' },
   run: runInit,
 };
 
