@@ -156,6 +156,10 @@ describe('knoc CLI (real process)', () => {
     [['explain', 'KNO3001', '--bogus'], /^knoc: unknown option `--bogus`\nRun `knoc explain --help` for usage\.\n$/],
     [['explain', '--format', 'json'], /^knoc: unknown option `--format`\n {2}hint: `--format` is an option of `knoc build`, `knoc check`, `knoc verify`, `knoc import` and `knoc diff`\.\nRun `knoc explain --help` for usage\.\n$/],
     [['explain', 'KNO3001', 'KNO0000'], /unknown diagnostic code `KNO0000`/],
+    // A code given by its digits, or a slip away from one code only: which one.
+    [['explain', '3001'], /^knoc: unknown diagnostic code `3001`; did you mean `KNO3001`\? \(`knoc explain` lists every code\)\n/],
+    [['explain', 'KNO-3001'], /did you mean `KNO3001`\?/],
+    [['explain', 'KNO30001'], /did you mean `KNO3001`\?/],
   ])('exits 2 on the usage error %j', (args, message) => {
     const run = runCli(args);
     expect(run.status).toBe(2);

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { catalogue, lookupCode } from '../../diagnostics/catalogue.js';
+import { suggestOnly } from '../../diagnostics/suggest.js';
 import { showPlaceholders } from '../../diagnostics/create.js';
 import { EXIT, UsageError, printHelp, type Command } from '../command.js';
 
@@ -32,7 +33,10 @@ function runExplain(args: readonly string[]): number {
   const entries = positionals.map((given) => {
     const code = given.toUpperCase();
     const entry = lookupCode(code);
-    if (!entry) throw new UsageError(`unknown diagnostic code \`${given}\`; run \`knoc explain\` for the list`);
+    if (!entry) {
+      const near = nearCode(given);
+      throw new UsageError(`unknown diagnostic code \`${given}\`; ${near !== undefined ? `did you mean \`${near}\`? (\`knoc explain\` lists every code)` : 'run `knoc explain` for the list'}`);
+    }
     return { code, entry };
   });
   // A code named twice (`KNO3001 kno3001`) is explained once, where it is first named.
@@ -41,4 +45,11 @@ function runExplain(args: readonly string[]): number {
   const texts = unique.map(({ code, entry }) => `${code}: ${entry.title} (${entry.severity})\n\n${entry.explanation}\n\nMessage: ${showPlaceholders(entry.message)}\n${entry.hint ? `Fix: ${showPlaceholders(entry.hint)}\n` : ''}`);
   process.stdout.write(texts.join('\n'));
   return EXIT.ok;
+}
+
+/** The code `given` stands for: its digits alone (`3001`, `KNO-3001`), or the one code it is a slip away from (`KNO3010` for `KNO3100`). */
+function nearCode(given: string): string | undefined {
+  const digits = given.replace(/^kno[\s_-]*/i, '');
+  if (/^\d{4}$/.test(digits) && lookupCode(`KNO${digits}`)) return `KNO${digits}`;
+  return suggestOnly(given.toUpperCase(), Object.keys(catalogue));
 }
