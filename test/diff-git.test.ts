@@ -248,7 +248,8 @@ gamma
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('content/agent-blueprints/beta.kno');
     expect(run.stderr).toContain('KNO3001');
-    expect(run.stdout).toContain('The sources do not build now, so nothing was compared');
+    // One line that says nothing was compared, with what it would have been compared with; no `Compared with` before it.
+    expect(run.stdout).toMatch(/^The sources do not build now, so nothing was compared with `HEAD` \([0-9a-f]{12}\); fix the errors above first\.\n$/);
   });
 
   it('run in a folder that is not a repository (content/), stops with KNO1020 and exit 1, compiling nothing and writing nothing there', () => {

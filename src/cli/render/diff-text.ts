@@ -5,8 +5,9 @@ import { printableLine } from './printable.js';
 
 /** The changes grouped per agent, one line each with its status and kind, then a summary line; card text shown as stylish shows it (control characters as `\u{..}`). */
 export function renderDiffText(result: DiffResult, paint: Paint): string {
+  // Not `Compared with ...` above it: nothing was.
+  if (result.broken) return `${paint.red(`The sources do not build now, so nothing was compared with ${describeBase(result)}; fix the errors above first.`)}\n`;
   const lines = [`Compared with ${describeBase(result)}.`];
-  if (result.broken) return `${lines.join('\n')}\n${paint.red('The sources do not build now, so nothing was compared; fix the errors above first.')}\n`;
   const byAgent = groupByAgent(result.changes);
   const kindWidth = Math.max(0, ...result.changes.map((c) => c.kind.length));
   for (const [agent, changes] of byAgent) {
