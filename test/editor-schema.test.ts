@@ -77,6 +77,24 @@ describe('knoc schema: JSON Schemas for editors', () => {
     expect(readFileSync(path.join(root, 'editor/schemas/agent-blueprint.schema.json'), 'utf8')).toBe(readFileSync(path.join(schemas, 'agent-blueprint.schema.json'), 'utf8'));
   });
 
+  it('refuses an --out in the output folder or among the sources (exit 2), writing nothing, as it refuses a file', () => {
+    const before = snapshotTree(root);
+    for (const [out, said] of [
+      ['dist', 'go into the output folder `dist`, which every build replaces'],
+      ['dist/schemas', 'go into the output folder `dist`, which every build replaces'],
+      ['content/schemas', 'go among the sources in content/'],
+      ['specs', 'go among the sources in specs/'],
+    ]) {
+      const run = runCli(['schema', '--root', root, '--out', out!]);
+      expect(run.status, out).toBe(2);
+      expect(run.stderr).toContain(`knoc: --out \`${out}\`: the schemas would ${said}; name a folder of their own (default: .knoc/schemas)`);
+    }
+    const file = runCli(['schema', '--root', root, '--out', 'knoc.config.yaml']);
+    expect(file.status).toBe(2);
+    expect(file.stderr).toContain('knoc: --out `knoc.config.yaml` is a file, expected a folder');
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
   it('writes nothing in a folder that is not a repository (KNO1020, exit 1), such as content/ or a mistyped --root', () => {
     const inside = path.join(root, 'content');
     const before = snapshotTree(inside);

@@ -89,6 +89,19 @@ export function checkCacheDir(cacheDir: string, places: RepositoryPlaces): void 
   if (clash) throw new UsageError(`--cache-dir \`${cacheDir}\`: the cache would ${clash}; name a folder of its own (default: node_modules/.cache/knoc)`);
 }
 
+/**
+ * Refuses a folder for the editor schemas (`knoc schema --out`, relative to the root) in the output folder,
+ * where the next build removes them and `knoc verify` finds files no manifest lists, or among the sources,
+ * or one that is a file.
+ */
+export function checkSchemaDir(out: string, places: RepositoryPlaces): void {
+  const target = path.resolve(places.root, out);
+  const info = statOption(target, '--out', out);
+  if (info && !info.isDirectory()) throw new UsageError(`--out \`${out}\` is a file, expected a folder`);
+  const clash = clashOf(realLocation(target), places);
+  if (clash) throw new UsageError(`--out \`${out}\`: the schemas would ${clash}; name a folder of their own (default: .knoc/schemas)`);
+}
+
 /** What is at a path an option names, undefined when nothing is; a path that cannot be there (a file on the way) is a usage error naming the option. */
 function statOption(target: string, option: string, given: string): Stats | undefined {
   try {

@@ -6,6 +6,7 @@ import { renderStylish } from '../render/stylish.js';
 import { EXIT, UsageError, isDirectory, plural, printHelp, type Command } from '../command.js';
 import { checkPathOptions } from '../empty-paths.js';
 import { checkRepository } from '../not-a-repository.js';
+import { checkSchemaDir, repositoryPlaces } from '../written-paths.js';
 
 const schemaOptions = { out: { type: 'string' }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const satisfies ParseArgsConfig['options'];
 
@@ -37,7 +38,8 @@ knoc never writes through a symbolic link: when DIR, a folder on the way to it
 or one of the files is a link, nothing is written (KNO8006).
 
 Exit codes: 0 written, 1 refused (a symbolic link in the way, or a folder that
-is not a repository), 2 usage error.
+is not a repository), 2 usage error (such as an --out in the output folder,
+which every build replaces, or among the sources).
 
 Examples:
   knoc schema
@@ -56,6 +58,7 @@ async function runSchema(args: readonly string[]): Promise<number> {
   if (values.root !== undefined && !(await isDirectory(values.root))) throw new UsageError(`--root must be a directory, got \`${values.root}\``);
   // Not a repository (a mistyped --root, content/ itself): its schemas would offer no domain, in a folder no editor reads them from.
   if (!(await checkRepository(values.root, 'knoc schema wrote nothing'))) return EXIT.findings;
+  if (values.out !== undefined) checkSchemaDir(values.out, await repositoryPlaces(values.root, undefined));
   const report = await writeEditorSchemas(values.root ?? '.', values.out ?? DEFAULT_SCHEMA_DIR);
   if (report.diagnostics.length > 0) {
     const paint = choosePaint(process.stderr, process.env);
