@@ -442,6 +442,9 @@ describe('knoc new (real processes in temp folders)', () => {
     ['drift--sentinel', 'it has two hyphens in a row', 'Try `knoc new agent drift-sentinel`.'],
     ['drift-', 'it starts or ends with a hyphen', 'Try `knoc new agent drift`.'],
     ['drift.kno', 'it ends in `.kno`; give the slug alone', 'Try `knoc new agent drift`.'],
+    // A path is one slip a new user makes: the slug is its file's name, not every folder on the way.
+    ['content/agent-blueprints/drift-sentinel.kno', 'it is a path; give the slug alone, and knoc new chooses the folder and the file name', 'Try `knoc new agent drift-sentinel`.'],
+    ['content\\agent-blueprints\\Drift', 'it is a path; give the slug alone, and knoc new chooses the folder and the file name', 'Try `knoc new agent drift`.'],
     ['drift sentinel', 'it has characters other than lowercase letters, digits and hyphens', 'Try `knoc new agent drift-sentinel`.'],
     ['x'.repeat(65), 'it is 65 characters long', `Try \`knoc new agent ${'x'.repeat(64)}\`.`],
   ])('rejects the slug %j as a usage error (exit 2) saying what a good slug looks like', (slug, problem, suggestion) => {

@@ -9,6 +9,7 @@ export function slugProblem(slug: string): string | undefined {
   if (isReservedName(slug)) return 'it is a name Windows reserves for a device (`con`, `prn`, `aux`, `nul`, `com1`-`com9`, `lpt1`-`lpt9`), which cannot name a file or folder there, so the build would refuse it';
   if (isSafeSlug(slug as string | undefined)) return undefined;
   if (slug === '') return 'it is empty';
+  if (/[\\/]/.test(slug)) return 'it is a path; give the slug alone, and knoc new chooses the folder and the file name';
   if (slug.length > 64) return `it is ${slug.length} characters long`;
   if (/[A-Z]/.test(slug)) return /[^A-Za-z0-9-]/.test(slug) ? 'it has uppercase letters, and characters other than letters, digits and hyphens' : 'it has uppercase letters';
   if (/^-|-$/.test(slug)) return 'it starts or ends with a hyphen';
@@ -17,9 +18,9 @@ export function slugProblem(slug: string): string | undefined {
   return 'it has characters other than lowercase letters, digits and hyphens';
 }
 
-/** The nearest valid slug to some text (`Drift_Sentinel` -> `drift-sentinel`), or undefined when nothing is left. */
+/** The nearest valid slug to some text (`Drift_Sentinel` -> `drift-sentinel`, `content/agent-blueprints/drift.kno` -> `drift`), or undefined when nothing is left. */
 export function slugify(text: string): string | undefined {
-  const slug = text
+  const slug = (text.split(/[\\/]/).filter((part) => part !== '').pop() ?? '')
     .replace(/\.kno$/, '')
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
