@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import { createDiagnostic } from '../diagnostics/create.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { digestOf } from '../model/digest.js';
-import type { Entity } from '../model/entity.js';
+import { collectionOfKind, SPEC_KIND, type Entity } from '../model/entity.js';
 import { dig, isRecord } from '../model/guards.js';
 import { builtinSpecsDir } from '../discover/discover.js';
 import { createAjv } from './create-ajv.js';
@@ -76,7 +76,7 @@ function buildSpecRegistry(specs: readonly Entity[]): { registry: SpecRegistry; 
     const key = specKeyOf(entity);
     if (problem !== undefined) {
       const range = problem.missing ? entity.locator.rangeOfMapping(problem.pointer.slice(0, problem.pointer.lastIndexOf('/'))) : entity.locator.rangeOf(problem.pointer);
-      diagnostics.push(createDiagnostic('KNO2030', { detail: problem.detail }, { file: entity.source.path, pointer: problem.pointer, range }));
+      diagnostics.push(createDiagnostic('KNO2030', { detail: problem.detail }, { file: entity.source.path, pointer: problem.pointer, range, ...(problem.hint !== undefined ? { hint: problem.hint } : {}) }));
       if (key !== undefined) {
         chosen.delete(key);
         rejected.set(key, { entity, code: 'KNO2030' });
@@ -210,7 +210,12 @@ function specKeyOf(entity: Entity): string | undefined {
   return typeof name === 'string' && KEBAB_NAME.test(name) && typeof version === 'string' && SEMVER.test(version) ? `${name}@${version}` : undefined;
 }
 
-function checkSpecEntity(entity: Entity): { pointer: string; detail: string; missing?: boolean } | undefined {
+function checkSpecEntity(entity: Entity): { pointer: string; detail: string; missing?: boolean; hint?: string } | undefined {
+  // A blueprint or a domain saved in specs/ is in the wrong folder, not a spec to complete: say where it belongs, as KNO3011 does for a spec under content/.
+  const kind = typeof entity.data.$schema === 'string' ? /^([a-z0-9-]+)@/.exec(entity.data.$schema)?.[1] : undefined;
+  if (kind !== undefined && kind !== SPEC_KIND && Object.hasOwn(collectionOfKind, kind)) {
+    return { pointer: '/$schema', detail: `\`$schema\` must be \`${SPEC_META}\``, hint: `This ${kind} belongs under \`content/${collectionOfKind[kind]!}/\`: move the file there; specs/ holds only spec entities (\`$schema: ${SPEC_META}\`), which define schemas.` };
+  }
   const field = (pointer: string, what: string, ok: (v: unknown) => boolean) => {
     const value = dig(entity.data, ...pointer.slice(1).split('/'));
     if (value === undefined) return { pointer, detail: `\`${pointer.slice(1).replace(/\//g, '.')}\` is missing, expected ${what}`, missing: true };
