@@ -286,6 +286,14 @@ describe('knoc CLI (real process)', () => {
     const inside = runCli(['check', '--format', 'json'], {}, path.join(root, 'content/agent-blueprints'));
     expect(inside.status).toBe(1);
     expect(JSON.parse(inside.stdout).diagnostics.map((d: { code: string }) => d.code)).toEqual(['KNO1020']);
+    // Its hint names the repository it is in, from where knoc runs, whichever command stops there.
+    expect(JSON.parse(inside.stdout).diagnostics[0].hint).toBe('`.` is inside the knoc repository `../..`: run knoc there, or pass `--root ../..`.');
+    mkdirSync(path.join(root, 'notes'));
+    for (const args of [['build', '--root', 'notes'], ['domains', '--root', 'notes'], ['schema', '--root', 'notes']]) {
+      const run = runCli(args, {}, root);
+      expect(run.status, args.join(' ')).toBe(1);
+      expect(run.stderr, args.join(' ')).toContain('hint: `notes` is inside the knoc repository `.`: run knoc there, or pass `--root .`.');
+    }
   });
 
   it('reports a config under a name knoc does not read (KNO2040 on knoc.config.yml) instead of building without it', () => {

@@ -259,6 +259,7 @@ gamma
     const run = runCli(['diff', '--against', 'HEAD'], {}, inside);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('KNO1020  `.` holds neither a knoc.config.yaml nor a content/ folder');
+    expect(run.stderr).toContain('hint: `.` is inside the knoc repository `..`: run knoc there, or pass `--root ..`.');
     expect(run.stderr).not.toContain('KNO4002');
     expect(run.stdout).toContain('The sources do not build now, so nothing was compared');
     const json = runCli(['diff', '--against', 'HEAD', '--format', 'json'], {}, inside);

@@ -13,9 +13,9 @@ import { renderStylish } from './render/stylish.js';
  */
 export async function checkRepository(given: string | undefined, summary = '0 agents, 0 domains, 1 error, 0 warnings; nothing written, not watching'): Promise<boolean> {
   if (isRepository(path.resolve(given ?? '.'))) return true;
-  const { createDiagnostic } = await import('../diagnostics/create.js');
+  const { noRepository } = await import('../config/no-repository.js');
   const paint = choosePaint(process.stderr, process.env);
-  const diagnostic = createDiagnostic('KNO1020', { path: given ?? '.' });
+  const diagnostic = noRepository(given ?? '.');
   process.stderr.write(`${renderStylish([diagnostic], () => undefined, paint)}\n\n${paint.red(summary)}\n`);
   return false;
 }

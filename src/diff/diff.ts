@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isRepository } from '../config/config-names.js';
 import { CONFIG_FILE } from '../config/load-config.js';
-import { createDiagnostic } from '../diagnostics/create.js';
+import { noRepository } from '../config/no-repository.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { BuildResult } from '../pipeline/build.js';
 import { cardPathOf } from '../project/a2a-types.js';
@@ -51,7 +51,7 @@ export async function diff(options: DiffOptions): Promise<DiffResult> {
   const about = { kind: base.kind, label: base.label, ...(base.commit !== undefined ? { commit: base.commit } : {}) };
   // Not a repository (content/ itself, a mistyped --root): said as build and check say it, with nothing compiled or cached there.
   if (!isRepository(root)) {
-    return { base: about, changes: [], diagnostics: [createDiagnostic('KNO1020', { path: options.root ?? '.' })], sources: new Map(), agentCount: 0, broken: true, failed: true };
+    return { base: about, changes: [], diagnostics: [noRepository(options.root ?? '.')], sources: new Map(), agentCount: 0, broken: true, failed: true };
   }
   const now = await compileCards(root, { ...settings, cache: true });
   const baseDiagnostics = base.diagnostics;

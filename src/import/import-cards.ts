@@ -4,6 +4,7 @@ import { findCardBounds } from './card-bounds.js';
 
 import { monotonicFactory } from 'ulid';
 import { createDiagnostic } from '../diagnostics/create.js';
+import { noRepository } from '../config/no-repository.js';
 import { writeNewFile } from '../emit/write-new-file.js';
 import { findLinks } from '../emit/find-links.js';
 import { configuredLimits, readConfigFile } from '../config/read-config.js';
@@ -66,7 +67,7 @@ export async function importCards(options: ImportOptions): Promise<ImportResult>
   // Inside a repository's content/ (run from content/agent-blueprints/, say): the blueprints would land in a content/
   // nested among the sources, past the check of the repository's own slugs.
   if (enclosingRepository(root) !== undefined) {
-    result.diagnostics.push(createDiagnostic('KNO1020', { path: options.root ?? '.' }));
+    result.diagnostics.push(noRepository(options.root ?? '.'));
     return result;
   }
   const misplaced = importOutProblem(root, outDir);

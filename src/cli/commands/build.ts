@@ -207,8 +207,8 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
   const root = path.resolve(values.root ?? '.');
   if (!isRepository(root)) {
     if (placed) await checkPlaces();
-    const { createDiagnostic } = await import('../../diagnostics/create.js');
-    const diagnostics = [createDiagnostic('KNO1020', { path: values.root ?? '.' })];
+    const { noRepository } = await import('../../config/no-repository.js');
+    const diagnostics = [noRepository(values.root ?? '.')];
     const none: Reported = { diagnostics, errorCount: 1, warningCount: 0, suppressed: 0, failed: true, agentCount: 0, domainCount: 0, durationMs: 0, root, outDir: root, sources: () => undefined };
     return (await report(none, command, formats, { quiet: values.quiet === true, failSeverity, maxWarnings })) ? EXIT.findings : EXIT.usage;
   }
