@@ -394,6 +394,10 @@ describe('knoc new (real processes in temp folders)', () => {
     // A content/ folder alone is enough: the defaults need no config.
     mkdirSync(path.join(dir, 'content'));
     expect(runCli(['new', 'domain', 'stray-domain', '--root', dir]).status).toBe(0);
+    // Run in a subfolder of that repository, the hint names it, from where knoc runs.
+    const inside = runCli(['new', 'agent', 'stray-agent'], {}, path.join(dir, 'content'));
+    expect(inside.status).toBe(1);
+    expect(inside.stderr).toContain('KNO8005  `.` holds neither a knoc.config.yaml nor a content/ folder, so `knoc new` wrote nothing.\n  hint: `.` is inside the knoc repository `..`: run knoc there, or pass `--root ..`.');
   });
 
   it('refuses to overwrite an existing file (exit 1), leaving it byte for byte', () => {

@@ -9,12 +9,18 @@ import { isRepository } from './config-names.js';
  * folder, instead of only saying to find its root.
  */
 export function noRepository(given: string): Diagnostic {
+  const hint = enclosingRepositoryHint(given);
+  return createDiagnostic('KNO1020', { path: given }, hint !== undefined ? { hint } : {});
+}
+
+/** For a folder that is no repository, the hint naming the repository it is a subfolder of, or undefined when it is in none. */
+export function enclosingRepositoryHint(given: string): string | undefined {
   for (let at = path.dirname(path.resolve(given)); ; at = path.dirname(at)) {
     if (isRepository(at)) {
       const shown = path.relative(path.resolve(), at).split(path.sep).join('/') || '.';
       const word = /^[\w./-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, "'\\''")}'`;
-      return createDiagnostic('KNO1020', { path: given }, { hint: `\`${given}\` is inside the knoc repository \`${shown}\`: run knoc there, or pass \`--root ${word}\`.` });
+      return `\`${given}\` is inside the knoc repository \`${shown}\`: run knoc there, or pass \`--root ${word}\`.`;
     }
-    if (at === path.dirname(at)) return createDiagnostic('KNO1020', { path: given });
+    if (at === path.dirname(at)) return undefined;
   }
 }

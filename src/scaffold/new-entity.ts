@@ -13,6 +13,7 @@ import { slugProblem, titleOf } from './slug.js';
 import { surveyRepo, type RepoSurvey } from './survey-repo.js';
 import { writeNewFile } from '../emit/write-new-file.js';
 import { isRepository } from '../config/config-names.js';
+import { enclosingRepositoryHint } from '../config/no-repository.js';
 
 /** The entity kinds `knoc new` makes. */
 export type NewKind = 'agent' | 'domain';
@@ -79,7 +80,8 @@ export async function newEntity(options: NewEntityOptions): Promise<NewEntityRes
   const root = path.resolve(options.root ?? '.');
   // A folder with neither a config nor content/ is not a repository: a file written there would not build.
   if (!isRepository(root)) {
-    return { diagnostics: [createDiagnostic('KNO8005', { path: options.root ?? '.' })], sources: new Map() };
+    const hint = enclosingRepositoryHint(options.root ?? '.');
+    return { diagnostics: [createDiagnostic('KNO8005', { path: options.root ?? '.' }, hint !== undefined ? { hint } : {})], sources: new Map() };
   }
   const survey = options.survey ?? (await surveyRepo(root));
   const file = newEntityPath(options.kind, options.slug);
