@@ -267,6 +267,32 @@ describe('a hostile corpus against the example repository', () => {
   });
 });
 
+describe('a repository changed under the last build’s stat index', () => {
+  // The index of the last build records content/ and its folders: one that can no longer be examined
+  // leaves the full build to say why, instead of ending the run on the failed lstat.
+  it.each([['content'], ['content/agent-blueprints']])('%s made a file after a build: KNO1005 (exit 1), no stack trace, dist/ as it was', (folder) => {
+    const root = path.join(makeTempDir('knoc-corpus-'), 'repo');
+    cpSync(template, root, { recursive: true, verbatimSymlinks: true });
+    const first = spawnSync(process.execPath, [BIN, 'build', '--root', root], { encoding: 'utf8' });
+    expect(first.status, first.stderr).toBe(0);
+    const before = snapshotTree(path.join(root, 'dist'));
+    rmSync(path.join(root, 'content'), { recursive: true });
+    if (folder !== 'content') mkdirSync(path.join(root, 'content'));
+    writeFileSync(path.join(root, folder), 'not a folder\n');
+    const run = spawnSync(process.execPath, [BIN, 'build', '--root', root], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(run.stderr).not.toMatch(STACK);
+    if (folder === 'content') {
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(/^content:1:1 {2}error {2}KNO1005 {2}/m);
+      expect(snapshotTree(path.join(root, 'dist'))).toEqual(before);
+    } else {
+      // A stray file in content/ is no source: the build runs, with every agent gone.
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/^0 agents, /m);
+    }
+  });
+});
+
 describe('folders knoc may not read', () => {
   /** A fresh copy of the template, and how to run the CLI so that permissions bite (as nobody, when the tests run as root). */
   function unprivilegedCopy(): { root: string; options: { uid?: number; gid?: number } } {

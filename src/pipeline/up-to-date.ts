@@ -105,7 +105,13 @@ export function probeIndex(options: BuildOptions): { upToDate: UpToDate } | { ch
   const cacheDir = cacheDirOf(options);
   const loaded = cacheDir ? loadStatIndex(cacheDir, key) : undefined;
   if (!cacheDir || !loaded) return undefined;
-  const changed = changedSince(loaded, loaded.writtenMs, INCREMENTAL_LIMIT);
+  let changed: number[] | undefined;
+  try {
+    changed = changedSince(loaded, loaded.writtenMs, INCREMENTAL_LIMIT);
+  } catch {
+    // A recorded path that can no longer be examined (a folder made a file, one that may not be searched): the full build says why.
+    return undefined;
+  }
   if (!changed) return undefined;
   if (changed.length > 0) return { changed: { root, cacheDir, index: loaded, changed } };
   const { report } = loaded;
