@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCorpus, writeCorpus } from '../bench/generate.js';
@@ -92,6 +92,103 @@ describe('benchmark corpus', () => {
       expect(readdirSync(root).filter((e) => e.startsWith('.knoc-')), label).toEqual([]);
     }
   });
+});
+
+describe('a build in worker threads beside the folder it publishes', () => {
+  /** Each file below `dir` by path: its inode, and whether it is a regular file (not a link). */
+  const inodes = (dir: string) => new Map(readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => [path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'), lstatSync(path.join(e.parentPath, e.name))] as const));
+  const tree = (root: string, out: string) => new Map([...snapshotTree(path.join(root, out))].map(([file, bytes]) => [file, bytes.toString('base64')]));
+  const args = (root: string) => [path.join(import.meta.dirname, '../bin/knoc.js'), 'build', '--root', root, '--jobs', '2', '--no-cache'];
+  const cli = (root: string) => spawnSync(process.execPath, args(root), { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  /** The agents' files a build's workers wrote into its early stage, seen while the build is held before publishing (then killed). */
+  const stagedByWorkers = async (root: string): Promise<string[]> => {
+    const child = spawn(process.execPath, args(root), { env: { ...process.env, NO_COLOR: '1', KNOC_TEST_FAULT: 'build:1:hold=600000' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+        if (stderr.includes('held before publishing')) resolve();
+      });
+      child.once('exit', () => reject(new Error(`the build ended before publishing: ${stderr}`)));
+    });
+    const [stage, ...more] = readdirSync(root).filter((e) => e.startsWith('.knoc-stage-dist-p'));
+    expect(stage, 'an early stage beside dist/').toBeDefined();
+    expect(more).toEqual([]);
+    const agents = path.join(root, stage!, 'agents');
+    const files = existsSync(agents) ? inodes(agents) : new Map();
+    child.kill('SIGKILL');
+    await exited;
+    return [...files.keys()].map((f) => `agents/${f}`).sort();
+  };
+  it('stages only what the folder does not hold byte for byte, and publishes the serial bytes: nothing, a few files, or most of them', async () => {
+    const root = emptyRepo();
+    const corpus = generateCorpus({ n: 220, domains: 30 });
+    writeCorpus(root, corpus);
+    const blueprints = [...corpus.files.keys()].filter((f) => f.startsWith('content/agent-blueprints/')).sort();
+    const serial = async (label: string) => {
+      const result = await build({ root, out: `dist-serial-${label}`, jobs: 1, cacheDir: false });
+      expect(result.diagnostics, label).toEqual([]);
+      return tree(root, `dist-serial-${label}`);
+    };
+    const fresh = await stagedByWorkers(root);
+    const first = cli(root);
+    expect(first.status, first.stderr).toBe(0);
+    const agentFiles = [...inodes(path.join(root, 'dist')).keys()].filter((f) => f.startsWith('agents/')).sort();
+    const cards = agentFiles.filter((f) => f.endsWith('/agent-card.json'));
+    expect(cards.length).toBeGreaterThan(150);
+    // Fresh, the workers staged every card and page.
+    expect(fresh).toEqual(agentFiles);
+
+    // Nothing changed: nothing staged, nothing written, every file kept as it was.
+    const before = inodes(path.join(root, 'dist'));
+    expect(await stagedByWorkers(root)).toEqual([]);
+    const same = cli(root);
+    expect(same.status, same.stderr).toBe(0);
+    expect(same.stderr).toContain('wrote dist/ (0 changed');
+    for (const [file, info] of inodes(path.join(root, 'dist'))) expect(info.ino, file).toBe(before.get(file)!.ino);
+    expect(readdirSync(root).filter((e) => e.startsWith('.knoc-'))).toEqual([]);
+
+    // One blueprint edited; in dist/, a page edited by hand (its size kept) and a card made a link to a copy of itself.
+    const edited = path.join(root, blueprints[3]!);
+    writeFileSync(edited, readFileSync(edited, 'utf8').replace(/^( {2}description: )(.*)$/m, '$1$2 (edited)'));
+    const pages = [...before.keys()].filter((f) => f.startsWith('agents/') && f.endsWith('/index.html')).sort();
+    const tampered = path.join(root, 'dist', pages[10]!);
+    const page = readFileSync(tampered, 'utf8');
+    writeFileSync(tampered, page.replace('<title>', '<TITLE>'));
+    const linked = path.join(root, 'dist', cards[20]!);
+    writeFileSync(path.join(root, 'copy.json'), readFileSync(linked));
+    rmSync(linked);
+    symlinkSync(path.join(root, 'copy.json'), linked);
+    // The workers staged the edited blueprint's card and page, and the two they did not find as they made them.
+    const slug = /^slug: (.*)$/m.exec(readFileSync(edited, 'utf8'))![1]!;
+    const stagedFew = await stagedByWorkers(root);
+    const few = cli(root);
+    expect(few.status, few.stderr).toBe(0);
+    expect(stagedFew).toEqual([`agents/${slug}/.well-known/agent-card.json`, `agents/${slug}/index.html`, pages[10]!, cards[20]!].sort());
+    expect(tree(root, 'dist')).toEqual(await serial('few'));
+    const after = inodes(path.join(root, 'dist'));
+    expect(after.get(cards[20]!)!.isFile()).toBe(true);
+    // Published through the journal: every other agent's files are the ones that were there.
+    const others = [...before.keys()].filter((f) => f.startsWith('agents/') && !f.startsWith(`agents/${slug}/`) && f !== pages[10] && f !== cards[20]);
+    expect(others.length).toBeGreaterThan(300);
+    for (const file of others) expect(after.get(file)!.ino, file).toBe(before.get(file)!.ino);
+    expect(readdirSync(root).filter((e) => e.startsWith('.knoc-'))).toEqual([]);
+
+    // The fleet renamed: every page changes, no card does. The pages are staged, the cards linked into the new tree.
+    const config = path.join(root, 'knoc.config.yaml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace(/^( {2}name: )(.*)$/m, '$1$2 (renamed)'));
+    const staged = await stagedByWorkers(root);
+    const many = cli(root);
+    expect(many.status, many.stderr).toBe(0);
+    expect(staged.filter((f) => f.endsWith('/index.html')).sort()).toEqual(pages);
+    expect(staged.filter((f) => f.endsWith('/agent-card.json'))).toEqual([]);
+    expect(tree(root, 'dist')).toEqual(await serial('many'));
+    const renamed = inodes(path.join(root, 'dist'));
+    for (const card of cards) expect(renamed.get(card)!.ino, card).toBe(after.get(card)!.ino);
+    for (const page of pages) expect(renamed.get(page)!.ino, page).not.toBe(after.get(page)!.ino);
+    expect(readdirSync(root).filter((e) => e.startsWith('.knoc-'))).toEqual([]);
+  }, 120_000);
 });
 
 describe('a large build in worker threads', () => {

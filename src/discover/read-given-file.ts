@@ -66,6 +66,23 @@ export function hashRegularFile(file: string, maxBytes: number, options: { follo
   });
 }
 
+/**
+ * Whether `file` is a regular file holding exactly `bytes`, compared a chunk at
+ * a time, so that comparing thousands of files allocates nothing; with the same
+ * refusals as readRegularFile (any of which is a no).
+ */
+export function holdsBytes(file: string, bytes: Uint8Array, options: { follow?: boolean } = {}): boolean {
+  const found = withRegularFile(file, options, (fd, size) => {
+    if (size !== bytes.byteLength) return false;
+    let done = 0;
+    for (let read; (read = readSync(fd, HASH_CHUNK, 0, HASH_CHUNK.length, null)) > 0; done += read) {
+      if (done + read > bytes.byteLength || !HASH_CHUNK.subarray(0, read).equals(bytes.subarray(done, done + read))) return false;
+    }
+    return done === bytes.byteLength;
+  });
+  return found === true;
+}
+
 /** Runs `use` on a regular file opened for reading and its size from fstat, or says why the file is not one. */
 function withRegularFile<T>(file: string, options: { follow?: boolean }, use: (fd: number, size: number) => T | { error: string }): T | { error: string } {
   let fd: number;

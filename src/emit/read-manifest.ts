@@ -37,9 +37,12 @@ export async function readManifest(outDir: string): Promise<PublishedManifest | 
   }
   if (!isRecord(data) || !Array.isArray(data.outputs) || !Array.isArray(data.inputs)) return undefined;
   const outputs = new Map<string, { sha256: string; size: number; inputs: string[] }>();
+  // Each page names its domains' files, so the same few input paths recur thousands of times: one copy of each is kept.
+  const names = new Map<string, string>();
+  const once = (name: string): string => names.get(name) ?? (names.set(name, name), name);
   for (const o of data.outputs) {
     if (isRecord(o) && typeof o.path === 'string' && typeof o.sha256 === 'string' && typeof o.size === 'number') {
-      outputs.set(o.path, { sha256: o.sha256, size: o.size, inputs: Array.isArray(o.inputs) ? o.inputs.map(String) : [] });
+      outputs.set(o.path, { sha256: o.sha256, size: o.size, inputs: Array.isArray(o.inputs) ? o.inputs.map((i) => once(String(i))) : [] });
     }
   }
   const inputs = new Map<string, string>();

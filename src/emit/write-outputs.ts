@@ -10,6 +10,7 @@ import { listFiles } from './list-files.js';
 import type { PlannedOutput } from './plan-outputs.js';
 import type { DeferredBytes, SomeBytes } from '../model/deferred-bytes.js';
 import { makeDirectorySync } from '../model/make-directory.js';
+import { hashRegularFile } from '../discover/read-given-file.js';
 
 /** What a publish did to the output folder. */
 export interface WriteReport {
@@ -257,17 +258,23 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
     // Otherwise only bytes prove a file unchanged: a same-size edit in dist/ must be repaired, not linked into the new tree.
     else if (hasBytesSync(path.join(outDir, output.path), output)) same.add(output.path);
   }
-  if (existing.length === 0 && early && !early.failed && existsSync(early.dir)) {
-    report.written = outputs.map((o) => o.path);
-    await completeEarlyStage(early, outDir, outputs, planned);
-    return { ...report, stamps: early.stamps };
-  }
+  const staged = early && !early.failed && existsSync(early.dir) ? early : undefined;
   for (const output of outputs) (same.has(output.path) ? report.unchanged : report.written).push(output.path);
-  if (report.written.length === 0 && report.removed.length === 0) return report;
+  if (existing.length > 0 && report.written.length === 0 && report.removed.length === 0) return report;
   const changes = report.written.length + report.removed.length;
   if (existing.length > 0 && changes * JOURNAL_SHARE <= outputs.length) {
-    publishThroughJournal(outDir, outputs.filter((o) => !same.has(o.path)), report.removed);
+    try {
+      publishThroughJournal(outDir, outputs.filter((o) => !same.has(o.path)), report.removed, staged?.dir, undefined, staged?.files);
+    } catch (error) {
+      // Committed and not finished: the journal names the early stage, which the next build moves the rest from.
+      if (staged && pendingJournal(outDir)) staged.kept = true;
+      throw error;
+    }
     return report;
+  }
+  if (staged) {
+    await completeEarlyStage(staged, outDir, outputs, planned, same);
+    return { ...report, stamps: staged.stamps };
   }
 
   const stage = path.join(parent, `${STAGE}${name}-${randomBytes(6).toString('hex')}`);
@@ -296,9 +303,11 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
  * An output tree staged while the build still runs: each card and page is
  * written by the worker thread that made it, as soon as it is made (see
  * stageWriter), so creating thousands of files overlaps with
- * parsing instead of following it. publish() writes what is missing, removes
- * what the final plan does not hold, and swaps it in like any stage. Only
- * used for an output folder that does not exist yet, so nothing is linked.
+ * parsing instead of following it; beside an output folder that exists, only
+ * those it does not hold byte for byte. publish() then moves a few changed
+ * files from it through a journal, or completes it (linking what is unchanged,
+ * writing what is missing, removing what the final plan does not hold) and
+ * swaps it in like any stage.
  */
 export interface EarlyStage {
   readonly dir: string;
@@ -430,8 +439,8 @@ function writeStaged(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, 
   return writeStamped(stagedTarget(stage, relative), bytes);
 }
 
-/** Where `relative` goes in a stage, its folders made (each once); a fault point for the write that follows. */
-function stagedTarget(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string): string {
+/** Where `relative` goes in a stage, its folders made (each once); a fault point for the write (or link) that follows. */
+function stagedTarget(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, kind: 'write' | 'link' = 'write'): string {
   const target = confined(stage.dir, relative);
   const missing: string[] = [];
   for (let dir = path.dirname(target); !stage.dirs.has(dir); dir = path.dirname(dir)) missing.push(dir);
@@ -440,7 +449,7 @@ function stagedTarget(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string)
     makeStagedDir(dir);
     stage.dirs.add(dir);
   }
-  faultPoint('write', target);
+  faultPoint(kind, target);
   return target;
 }
 
@@ -464,12 +473,25 @@ function makeStagedDir(dir: string): void {
   }
 }
 
-/** Writes what the early stage lacks or holds other bytes for, removes what is not planned, and swaps it in. */
-async function completeEarlyStage(stage: EarlyStage, outDir: string, outputs: readonly PlannedOutput[], planned: ReadonlySet<string>): Promise<void> {
+/**
+ * Completes an early stage into the whole tree and swaps it in: what it lacks
+ * or holds other bytes for is linked from the output folder when the file
+ * there is unchanged (`same`), else written; what is not planned is removed.
+ */
+async function completeEarlyStage(stage: EarlyStage, outDir: string, outputs: readonly PlannedOutput[], planned: ReadonlySet<string>, same: ReadonlySet<string>): Promise<void> {
   try {
     for (const output of outputs) {
       if (stage.files.get(output.path) === output.sha256) continue;
-      stage.stamps.set(output.path, writeStaged(stage, output.path, output.bytes));
+      if (same.has(output.path)) {
+        const target = stagedTarget(stage, output.path, 'link');
+        // A path staged twice (two blueprints with one slug) holds a file already.
+        if (stage.files.has(output.path)) rmSync(target, { force: true });
+        linkSync(path.join(outDir, output.path), target);
+        // A link changes the file's change time: its stamp is taken after the publish.
+        stage.stamps.delete(output.path);
+      } else {
+        stage.stamps.set(output.path, writeStaged(stage, output.path, output.bytes));
+      }
       stage.files.set(output.path, output.sha256);
     }
     for (const extra of [...stage.files.keys()].filter((p) => !planned.has(p))) {
@@ -508,7 +530,7 @@ interface Journal {
  * when that fails too, the journal and its stage stay (and
  * `pendingJournal` says so) for the next build to complete.
  */
-function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[], stageDir?: string, beforeReplace?: (file: string) => void): void {
+function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[], stageDir?: string, beforeReplace?: (file: string) => void, staged?: ReadonlyMap<string, string>): void {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   const stageName = stageDir !== undefined && path.dirname(stageDir) === parent ? path.basename(stageDir) : `${STAGE}${name}-${randomBytes(6).toString('hex')}`;
@@ -518,6 +540,8 @@ function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[]
     const targets = changed.map((output) => ({ output, target: confined(stage, output.path) }));
     for (const dir of [...new Set(targets.map((t) => path.dirname(t.target)))].sort()) makeDirectorySync(dir);
     for (const { output, target } of targets) {
+      // Written into the stage already, with these bytes.
+      if (staged?.get(output.path) === output.sha256) continue;
       faultPoint('write', target);
       if (output.writeTo) output.writeTo(target);
       else writeFileSync(target, output.bytes);
@@ -765,15 +789,14 @@ export function confined(root: string, relative: string): string {
   return target;
 }
 
+/**
+ * Whether `file` is a regular file (not a link) holding the output's bytes. By hash, not by bytes: an
+ * output known by its hash (a page an earlier build rendered) is not rendered again to compare it. Read
+ * a chunk at a time into one buffer: comparing thousands of files leaves nothing behind to collect.
+ */
 function hasBytesSync(file: string, output: PlannedOutput): boolean {
-  try {
-    const info = statSync(file, { throwIfNoEntry: false });
-    if (!info || !info.isFile() || info.size !== output.size) return false;
-    // By hash, not by bytes: an output known by its hash (a page an earlier build rendered) is not rendered again to compare it.
-    return sha256Hex(readFileSync(file)) === output.sha256;
-  } catch {
-    return false;
-  }
+  const found = hashRegularFile(file, output.size, { follow: false });
+  return 'sha256' in found && found.size === output.size && found.sha256 === output.sha256;
 }
 
 /** A file's text, or '' when it cannot be read. */

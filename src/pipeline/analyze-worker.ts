@@ -7,7 +7,8 @@ import type { FileStamp } from '../model/file-stamp.js';
 import type { SourceFile } from '../model/source-file.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { readUnread, type UnreadSource } from '../discover/discover.js';
-import { stageWriter } from '../emit/write-outputs.js';
+import { holdsBytes } from '../discover/read-given-file.js';
+import { confined, stageWriter } from '../emit/write-outputs.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
 import { validateEntity } from '../validate/validate-entity.js';
 import { agentOutputs, type AgentOutputContext, type AgentOutputs } from './agent-outputs.js';
@@ -28,15 +29,21 @@ export interface WorkerBatch {
   files: (SourceFile | UnreadSource)[];
   context?: AgentOutputContext;
   stageDir?: string;
+  /** The output folder the last build published, when there is one: a card or page it holds byte for byte is not staged. */
+  publishedDir?: string;
   /** With the first batch: reply with a `summary` besides the record (see WorkerReply), for the blueprints written into the early stage or for all whose card and page were made. */
   summarize?: 'staged' | 'made';
 }
 
-/** Where a blueprint's card and page are published, and, when both were written into the early stage, their stamps as written. */
+/**
+ * Where a blueprint's card and page are published, and, when each of them was
+ * written into the early stage or found in the output folder byte for byte,
+ * `staged`: the stamps of those written, as written (one found in place has none).
+ */
 export interface WorkerOutputs {
   cardPath: string;
   pagePath: string;
-  staged?: { card: FileStamp; page: FileStamp };
+  staged?: { card?: FileStamp; page?: FileStamp };
 }
 
 /** What a worker found reading a file it was sent unread: the source's hash, stamp and whether it may hold a suppression comment, or why it cannot be read. */
@@ -72,24 +79,42 @@ const specs: Entity[] = setup.specs.map(({ source, data, digest }) => entityFrom
 const { registry } = createSpecRegistry(specs);
 let context: { value: AgentOutputContext; titles: Map<string, string> } | undefined;
 let write: ((relative: string, bytes: string | Uint8Array) => FileStamp) | undefined;
+let publishedDir: string | undefined;
 let stageFailed = false;
 let summarize: WorkerBatch['summarize'];
 
-/** Writes one agent's card and page into the early stage, giving their stamps; undefined, and no more writes, once one fails. */
+/**
+ * Writes one agent's card and page into the early stage, giving their stamps,
+ * except one the output folder holds byte for byte already; undefined, and no
+ * more writes, once one fails.
+ */
 function stage(made: AgentOutputs): WorkerOutputs['staged'] {
   if (!write || stageFailed) return undefined;
   try {
-    return { card: write(made.card.path, made.card.value.bytes), page: write(made.page.path, made.page.bytes) };
+    const card = published(made.card.path, made.card.value.bytes) ? undefined : write(made.card.path, made.card.value.bytes);
+    const page = published(made.page.path, made.page.bytes) ? undefined : write(made.page.path, made.page.bytes);
+    return { ...(card ? { card } : {}), ...(page ? { page } : {}) };
   } catch {
     stageFailed = true;
     return undefined;
   }
 }
 
+/**
+ * Whether the output folder the last build published holds these bytes at
+ * `relative`, as a regular file (read only when the size matches; what cannot
+ * be read is not the same). The publish checks every file again, under its
+ * lock: this only spares staging what is in place already.
+ */
+function published(relative: string, bytes: Uint8Array): boolean {
+  return publishedDir !== undefined && holdsBytes(confined(publishedDir, relative), bytes, { follow: false });
+}
+
 // Results come back in the order the files were sent; the main thread keys them.
 parentPort?.on('message', (batch: WorkerBatch) => {
   if (batch.context) context = { value: batch.context, titles: new Map(batch.context.domains) };
   if (batch.stageDir) write = stageWriter(batch.stageDir);
+  if (batch.publishedDir) publishedDir = batch.publishedDir;
   if (batch.summarize) summarize = batch.summarize;
   const entries: CacheEntry[] = [];
   const summary: CacheEntry[] = [];

@@ -211,8 +211,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(baselineText !== undefined ? { baseline: { text: baselineText, path: baselinePath } } : {}),
       ...(options.updateBaseline ? { recordingBaseline: true } : {}),
       // The fleet-level files join the cards and pages in the early stage as they are made (unless the build will not
-      // publish); a build without one (it writes nothing, or into an output folder that exists) puts them in its spill file,
-      // where publishing reads the few it writes.
+      // publish); a build without one (it writes nothing, or signs) puts them in its spill file, where publishing reads
+      // the few it writes.
       ...(staging
         ? { stageOutput: (file: string, parts: () => Iterable<string>, failing: boolean) => (failing ? textInMemory(parts) : stageText(staging, file, parts)) }
         : spill
@@ -240,7 +240,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const previous = await readManifest(outDir);
     const outFromConfig = options.out === undefined && result.config.out !== undefined;
     const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
-    const diagnostics = [...result.diagnostics, ...missingBaseline, ...(signing && 'diagnostic' in signing ? [signing.diagnostic] : []), ...(await checkOutDir(root, outDir, outSite, config?.path, outFromConfig))];
+    const diagnostics = [...result.diagnostics, ...missingBaseline, ...(signing && 'diagnostic' in signing ? [signing.diagnostic] : []), ...(await checkOutDir(root, outDir, outSite, config?.path, outFromConfig, previous !== undefined))];
 
     let baselineWritten: string | undefined;
     let baselineKept = 0;
@@ -373,23 +373,26 @@ export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildR
 }
 
 /**
- * When workers parse, they also project cards and render pages; for a build that will publish into an
- * output folder that does not exist yet, each is written to an early stage as it is made. The stage is
- * created only once workers start, beside the folder the settings name.
+ * When workers parse, they also project cards and render pages; for a build that will publish, each is
+ * written to an early stage as it is made, unless the output folder holds it byte for byte already. The
+ * stage is created only once workers start, beside the folder the settings name.
  */
 async function earlyOutputs(options: BuildOptions, root: string, config: SourceFile | undefined, discovery: Discovery): Promise<{ outputs: PrewarmOutputs; outDir: string; stage(): EarlyStage | undefined } | undefined> {
   const settings = loadConfig(config).config;
   const outDir = path.resolve(root, options.out ?? settings.out ?? 'dist');
   const publishes = options.write !== false && !options.checkOutputs && (options.publishMode ?? 'swap') === 'swap' && !options.sign && !options.memoryCache;
-  const fresh = publishes && (await lstat(outDir).catch(() => undefined)) === undefined && (await checkOutDir(root, outDir, {}, config?.path, options.out === undefined && settings.out !== undefined)).length === 0;
+  const info = publishes ? await lstat(outDir).catch(() => undefined) : undefined;
+  // A folder the build will refuse to publish into gets no stage; an existing one is what the workers compare with.
+  const usable = publishes && (info === undefined || info.isDirectory()) && (await checkOutDir(root, outDir, {}, config?.path, options.out === undefined && settings.out !== undefined)).length === 0;
   let stage: EarlyStage | undefined;
   const outputs: PrewarmOutputs = {
     context: () => {
       const domains = discovery.content.filter((s) => s.path.startsWith(DOMAINS_FOLDER)).flatMap((s) => parseFile(s).entity ?? []);
-      if (fresh) stage = openEarlyStage(outDir);
+      if (usable) stage = openEarlyStage(outDir);
       return agentOutputContext(settings, options.baseUrl ?? settings.base_url, domains);
     },
     stageDir: () => stage?.dir,
+    publishedDir: () => (info ? outDir : undefined),
     onStaged: (file, sha256, stamp) => {
       if (stage) recordStaged(stage, file, sha256, stamp);
     },
@@ -444,8 +447,11 @@ function inputHashes(discovery: Discovery, config: SourceFile | undefined): Map<
   return new Map(files.map((f) => [f.path, f.sha256]));
 }
 
-/** The output folder is replaced whole, so it must be knoc's own: never the sources, the repository, or someone else's files. */
-async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, configPath: string | undefined, fromConfig = false): Promise<Diagnostic[]> {
+/**
+ * The output folder is replaced whole, so it must be knoc's own: never the sources, the repository, or someone else's files.
+ * `hasManifest`, when the caller has read the folder's manifest already, says whether it found knoc's there.
+ */
+async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, configPath: string | undefined, fromConfig = false, hasManifest?: boolean): Promise<Diagnostic[]> {
   const inside = (parent: string) => outDir === parent || outDir.startsWith(parent + path.sep);
   const out = path.relative(root, outDir) || '.';
   let reason: string | undefined;
@@ -464,7 +470,7 @@ async function checkOutDir(root: string, outDir: string, site: DiagnosticSite, c
     else if (linkedParent !== undefined) reason = `is inside \`${linkedParent}\`, a symbolic link; point --out at the real folder`;
     else if (!info && (blocker = await fileOnTheWay(outDir)) !== undefined) reason = `is inside \`${path.relative(root, blocker).split(path.sep).join('/') || blocker}\`, which is a file, not a folder`;
     else if (info && !info.isDirectory()) reason = 'exists and is not a folder';
-    else if (info && (await readdir(outDir)).length > 0 && !(await readManifest(outDir))) reason = 'holds files knoc did not write (it has no knoc manifest.json)';
+    else if (info && (await readdir(outDir)).length > 0 && !(hasManifest ?? (await readManifest(outDir)) !== undefined)) reason = 'holds files knoc did not write (it has no knoc manifest.json)';
   }
   // A folder in the repository (a linked dist/ from a pull request) is named at its path, so the report shows where it is.
   const where = site.file === undefined && outDir.startsWith(root + path.sep) ? { file: out, range: FILE_START } : site;

@@ -24,6 +24,8 @@ export interface PrewarmOutputs {
   context(): AgentOutputContext;
   /** The early stage workers write each card and page into as they make it, if any; asked once, after context(). */
   stageDir?(): string | undefined;
+  /** The output folder the last build published, if any: workers stage only what differs from it; asked once, with stageDir(). */
+  publishedDir?(): string | undefined;
   /** Told each card and page a worker wrote into the early stage, with its sha256 and its stamp as written. */
   onStaged?(path: string, sha256: string, stamp: FileStamp): void;
   /** Told when a worker could not write into the early stage: it will not be published. */
@@ -47,7 +49,7 @@ export interface PrewarmOptions {
   onRead?: (path: string, read: { source: SourceFile } | { diagnostic: Diagnostic }) => void;
   /**
    * Keep only the core of the data (`coreData`, marked partial) of each blueprint whose card and page
-   * the workers wrote into the early stage (`staged`), or made at all (`made`: for a build that
+   * the workers wrote into the early stage or found published already (`staged`), or made at all (`made`: for a build that
    * neither writes nor compares outputs); the cache file still gets all of it. Not for a cache that
    * outlives the build.
    */
@@ -142,18 +144,19 @@ export async function prewarmCache(
       cache.cards.set(cardKey, { ...card, bytes: spilled ? spilled[nextCard++]! : Buffer.from(card.bytes as Uint8Array) });
       cache.pages.set(pageKey, page);
       const { staged } = one.where;
-      if (!staged) continue;
-      outputs?.onStaged?.(one.where.cardPath, card.sha256, staged.card);
-      outputs?.onStaged?.(one.where.pagePath, page.sha256, staged.page);
+      if (staged?.card) outputs?.onStaged?.(one.where.cardPath, card.sha256, staged.card);
+      if (staged?.page) outputs?.onStaged?.(one.where.pagePath, page.sha256, staged.page);
     }
     onProgress?.((done += sent.length));
   };
   try {
     context = outputs?.context();
     stageDir = outputs?.stageDir?.();
+    const publishedDir = stageDir !== undefined ? outputs?.publishedDir?.() : undefined;
     // Summaries of staged blueprints only where there is a stage.
     brief = summarize === 'made' || (summarize === 'staged' && stageDir !== undefined) ? summarize : undefined;
-    await Promise.all(workers.map((worker) => runWorker(worker, context && { context, ...(stageDir !== undefined ? { stageDir } : {}), ...(brief ? { summarize: brief } : {}) }, take, store)));
+    const first = context && { context, ...(stageDir !== undefined ? { stageDir } : {}), ...(publishedDir !== undefined ? { publishedDir } : {}), ...(brief ? { summarize: brief } : {}) };
+    await Promise.all(workers.map((worker) => runWorker(worker, first, take, store)));
   } finally {
     for (const worker of workers) void worker.terminate();
   }
