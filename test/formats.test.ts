@@ -62,7 +62,7 @@ describe('the uri format', () => {
   });
 
   it('refuses a port past 65535, which every URL parser refuses, plain URL or not', () => {
-    for (const value of ['https://example.org:65536', 'https://example.org:99999/docs', 'https://user@example.org:70000/a%20b', 'http://[::1]:123456/', 'https://example.org:0065536/']) {
+    for (const value of ['https://example.org:65536', 'https://example.org:99999/docs', 'https://user@example.org:70000/a%20b', 'http://[::1]:123456/', 'https://example.org:0065536/', 'https://@:@:123456', 'https://a@b@example.org:99999/']) {
       expect(ajvUri(value), value).toBe(true);
       expect(uri(value), value).toBe(false);
     }

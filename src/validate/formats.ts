@@ -12,8 +12,11 @@ export const FORMATS_MODULE = 'knoc:formats';
  */
 const PLAIN_URL = /^https?:\/\/[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]?\d{1,4}))?(?:\/[a-z0-9\-._~]*)*$/i;
 
-/** The port of a URL that has an authority (`scheme://user@host:port/...`), when it names one. */
-const AUTHORITY_PORT = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(?:\[[^\]/?#]*\]|[^/?#:[\]]*):(\d+)(?=[/?#]|$)/i;
+/**
+ * The port of a URL that has an authority (`scheme://user@host:port/...`), when it names one. As URL
+ * parsers read it, the user part ends at the authority's last `@` (`https://@:@:123456` has the port 123456).
+ */
+const AUTHORITY_PORT = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#]*@)?(?:\[[^\]/?#]*\]|[^/?#:@[\]]*):(\d+)(?=[/?#]|$)/i;
 
 /** False for a URL whose port is past 65535: RFC 3986's grammar allows any digits there, but no URL parser, and so no client reading a card, accepts one. */
 function portInRange(value: string): boolean {
