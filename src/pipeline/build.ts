@@ -382,8 +382,9 @@ async function earlyOutputs(options: BuildOptions, root: string, config: SourceF
   const outDir = path.resolve(root, options.out ?? settings.out ?? 'dist');
   const publishes = options.write !== false && !options.checkOutputs && (options.publishMode ?? 'swap') === 'swap' && !options.sign && !options.memoryCache;
   const info = publishes ? await lstat(outDir).catch(() => undefined) : undefined;
-  // A folder the build will refuse to publish into gets no stage; an existing one is what the workers compare with.
-  const usable = publishes && (info === undefined || info.isDirectory()) && (await checkOutDir(root, outDir, {}, config?.path, options.out === undefined && settings.out !== undefined)).length === 0;
+  // A folder the build will refuse to publish into gets no stage; an existing one is what the workers compare with. Its
+  // manifest (a hundred megabytes in a large fleet) is read once, before publishing, which checks the folder again.
+  const usable = publishes && (info === undefined || info.isDirectory()) && (await checkOutDir(root, outDir, {}, config?.path, options.out === undefined && settings.out !== undefined, true)).length === 0;
   let stage: EarlyStage | undefined;
   const outputs: PrewarmOutputs = {
     context: () => {
