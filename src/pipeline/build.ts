@@ -192,6 +192,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files${spill?.count ? `, ${spill.count} cards to a spill file` : ''}` });
     // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
     // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
+    // The published manifest is read before compiling, in a large build beside an output folder that exists, while
+    // the heap is far from its peak: parsing it takes about twice its size for a moment (a hundred megabytes and more
+    // in a large fleet). A watch's in-place publish reads it right before publishing, as any small build does.
+    const manifestEarly = discovery.content.length >= LARGE_BUILD && early && options.publishMode !== 'in-place' ? { outDir: early.outDir, manifest: await readManifest(early.outDir) } : undefined;
     if (prewarmed.size >= LARGE_BUILD) releaseMemory();
     // A cold build that publishes leaves an edit state: the validators the first edit after it loads are written meanwhile.
     const schemaSet = cold && cacheDir && !options.memoryCache && options.write !== false && !options.checkOutputs ? stateFor(() => editSchemasOf(found.specs, cache)).state : undefined;
@@ -237,7 +241,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       holdStagedOutputs(stage, result.outputs);
       discardEarlyStage(stage);
     }
-    const previous = await readManifest(outDir);
+    const previous = manifestEarly?.outDir === outDir ? manifestEarly.manifest : await readManifest(outDir);
     const outFromConfig = options.out === undefined && result.config.out !== undefined;
     const outSite = outFromConfig && result.configEntity ? { file: CONFIG_FILE, pointer: '/out', range: result.configEntity.locator.rangeOf('/out') } : {};
     const diagnostics = [...result.diagnostics, ...missingBaseline, ...(signing && 'diagnostic' in signing ? [signing.diagnostic] : []), ...(await checkOutDir(root, outDir, outSite, config?.path, outFromConfig, previous !== undefined))];
