@@ -190,12 +190,12 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     // A file no worker could read was not parsed; discovery reports why.
     for (const [file, result] of read) if ('diagnostic' in result) prewarmed.delete(file);
     if (prewarmed.size > 0) phaseMs.push({ phase: 'parse (workers)', ms: performance.now() - phaseStart, detail: `${prewarmed.size} files${spill?.count ? `, ${spill.count} cards to a spill file` : ''}` });
-    // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
-    // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
     // The published manifest is read before compiling, in a large build beside an output folder that exists, while
     // the heap is far from its peak: parsing it takes about twice its size for a moment (a hundred megabytes and more
     // in a large fleet). A watch's in-place publish reads it right before publishing, as any small build does.
     const manifestEarly = discovery.content.length >= LARGE_BUILD && early && options.publishMode !== 'in-place' ? { outDir: early.outDir, manifest: await readManifest(early.outDir) } : undefined;
+    // What parsing left behind goes before compiling, in a large build: the workers' messages. (Each analysed file's
+    // bytes were let go as its analysis returned; a finding's position or code frame reads the file again.)
     if (prewarmed.size >= LARGE_BUILD) releaseMemory();
     // A cold build that publishes leaves an edit state: the validators the first edit after it loads are written meanwhile.
     const schemaSet = cold && cacheDir && !options.memoryCache && options.write !== false && !options.checkOutputs ? stateFor(() => editSchemasOf(found.specs, cache)).state : undefined;
