@@ -1,10 +1,11 @@
 // The cache file: records appended as worker threads serialised them, the rest written at the end, atomically.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { createBuildCache, type CachedCard, type FileAnalysis } from '../src/cache/analysis-cache.js';
 import { CacheFileWriter, loadCacheFile, saveCacheFile, type CacheEntry } from '../src/cache/cache-file.js';
+import { bytesOf, isDeferred } from '../src/model/deferred-bytes.js';
 import { makeTempDir } from './support/temp-repo.js';
 
 const analysis = (n: number): FileAnalysis => ({ data: { slug: `agent-${n}`, goals: [{ id: 'g', target: n }] }, digest: `${n}`.padStart(64, '0'), diagnostics: [] });
@@ -42,8 +43,43 @@ describe('cache file', () => {
     expect([...loaded.analyses.keys()].sort()).toEqual(['a1', 'a2', 'a3', 'a4']);
     expect(loaded.analyses.get('a3')).toEqual(analysis(3));
     expect(loaded.analyses.get('a4')).toEqual(analysis(4));
-    expect(Buffer.from(loaded.cards.get('c1')!.bytes as Uint8Array).toString()).toBe('{"name":"Agent 1"}\n');
+    expect(Buffer.from(bytesOf(loaded.cards.get('c1')!.bytes)).toString()).toBe('{"name":"Agent 1"}\n');
     expect(loaded.pages.get('p1')).toEqual({ sha256: 'f'.repeat(64), size: 10 });
+  });
+
+  it('leaves the cards\' bytes in the file, read from it when asked for, even once another cache file took its place', async () => {
+    const dir = path.join(makeTempDir(), 'cache');
+    const cache = createBuildCache();
+    // Some 2.4 MB of cards: more than one window of reads.
+    const cards = Array.from({ length: 600 }, (_, n) => ({ ...card(n), bytes: Buffer.from(`{"name":"Agent ${n}","notes":"${'x'.repeat(4000 + n)}"}\n`) }));
+    cards.forEach((c, n) => {
+      cache.cards.set(`c${n}`, c);
+      cache.used.add(`c${n}`);
+    });
+    cache.analyses.set('a1', analysis(1));
+    cache.used.add('a1');
+    await saveCacheFile(dir, cache);
+
+    const { cache: loaded } = await loadCacheFile(dir);
+    expect(loaded.cards.size).toBe(cards.length);
+    for (const value of loaded.cards.values()) expect(isDeferred(value.bytes)).toBe(true);
+    // Saved again from what it loaded (each card read back from the file it replaces), then put aside for another file.
+    for (const key of [...loaded.cards.keys(), ...loaded.analyses.keys()]) loaded.used.add(key);
+    await saveCacheFile(dir, loaded);
+    renameSync(path.join(dir, 'cache.bin'), path.join(dir, 'saved.bin'));
+    writeFileSync(path.join(dir, 'cache.bin'), 'not a cache file');
+    // Asked for out of order too: each read is its own.
+    for (const n of [599, 0, 300, 1, 598]) expect(Buffer.from(bytesOf(loaded.cards.get(`c${n}`)!.bytes)).equals(Buffer.from(cards[n]!.bytes as Uint8Array))).toBe(true);
+    renameSync(path.join(dir, 'saved.bin'), path.join(dir, 'cache.bin'));
+    const { cache: again, miss } = await loadCacheFile(dir);
+    expect(miss).toBeUndefined();
+    expect(again.analyses.get('a1')).toEqual(analysis(1));
+    cards.forEach((c, n) => {
+      const value = again.cards.get(`c${n}`)!;
+      expect(value.sha256).toBe(c.sha256);
+      expect(value.view).toEqual(c.view);
+      expect(Buffer.from(bytesOf(value.bytes)).equals(Buffer.from(c.bytes as Uint8Array))).toBe(true);
+    });
   });
 
   it('leaves the last cache file as it was, and nothing beside it, when saving fails', async () => {

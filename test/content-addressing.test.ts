@@ -7,11 +7,12 @@ import { deserialize, serialize } from 'node:v8';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { loadCacheFile } from '../src/cache/cache-file.js';
+import { bytesOf } from '../src/model/deferred-bytes.js';
 import { canonicalJson } from '../src/model/digest.js';
 import { KNOC_VERSION } from '../src/model/version.js';
 import { build } from '../src/pipeline/build.js';
 import { verifyManifest } from '../src/emit/verify-manifest.js';
-import { runCli } from './support/run-cli.js';
+import { runCli, type CliRun } from './support/run-cli.js';
 import { copyRepo, repoRoot, snapshotTree } from './support/temp-repo.js';
 
 const happy = path.join(repoRoot, 'test', 'fixtures', 'build', 'happy');
@@ -72,6 +73,25 @@ describe('the content-addressed cache', () => {
     expect(result.written?.written).toEqual(['.well-known/agent-card.json', '_headers', 'agents/schema-reviewer/.well-known/agent-card.json', 'agents/schema-reviewer/index.html', 'index.html', 'index/agents.json', 'manifest.json']);
     const card = result.explanation.outputs.find((o) => o.path === 'agents/schema-reviewer/.well-known/agent-card.json');
     expect(card).toEqual({ path: 'agents/schema-reviewer/.well-known/agent-card.json', status: 'written', changedInputs: ['content/agent-blueprints/schema-reviewer.kno'] });
+  });
+
+  it('reports a finding in a file recalled from the cache at the line, column and code frame of the build that parsed it', () => {
+    const root = copyRepo(repoRoot);
+    const auditor = path.join(root, 'content/agent-blueprints/access-auditor.kno');
+    // A warning (a deprecated domain) two lines down: the file is read again for its position once its bytes are let go.
+    writeFileSync(auditor, `# one\n# two\n${readFileSync(auditor, 'utf8').replace('domains: [access-logs, incident-stream]', 'domains: [access-logs, build-logs]')}`);
+    const first = runCli(['build'], {}, root);
+    expect(first.status).toBe(0);
+    const finding = (run: CliRun) => run.stderr.slice(run.stderr.indexOf('content/agent-blueprints/access-auditor.kno:')).split('\n\n')[0];
+    expect(finding(first)).toMatch(/access-auditor\.kno:21:\d+/);
+    expect(finding(first)).toContain('build-logs');
+    // A new blueprint: the build is a full one, which parses that file alone and recalls the others.
+    const reviewer = readFileSync(path.join(root, 'content/agent-blueprints/schema-reviewer.kno'), 'utf8');
+    writeFileSync(path.join(root, 'content/agent-blueprints/schema-reviewer-2.kno'), reviewer.replace(/^slug: .*$/m, 'slug: schema-reviewer-2').replace(/^id: .*$/m, 'id: 01M80P61HEDVEMH4Q180FF4C9Y'));
+    const second = runCli(['build', '--verbose'], {}, root);
+    expect(second.status).toBe(0);
+    expect(`${second.stdout}${second.stderr}`).toMatch(/1 parsed, \d+ from cache/);
+    expect(finding(second)).toBe(finding(first));
   });
 
   it('keeps an entity digest, and so its cards, across comment and whitespace edits', async () => {
@@ -712,7 +732,7 @@ describe('parallel builds', () => {
     for (const [key, card] of a.cards) {
       const other = b.cards.get(key)!;
       expect(other.sha256).toBe(card.sha256);
-      expect(Buffer.from(other.bytes as Uint8Array).equals(Buffer.from(card.bytes as Uint8Array))).toBe(true);
+      expect(Buffer.from(bytesOf(other.bytes)).equals(Buffer.from(bytesOf(card.bytes)))).toBe(true);
       expect(other.view).toEqual(card.view);
     }
     expect(new Map([...b.pages].sort())).toEqual(new Map([...a.pages].sort()));

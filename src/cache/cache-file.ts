@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, openSync, renameSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { isRecord } from '../model/guards.js';
 import { knocBuildId } from '../model/version.js';
-import { bytesOf, isDeferred } from '../model/deferred-bytes.js';
+import { bytesOf, isDeferred, type DeferredBytes } from '../model/deferred-bytes.js';
 import { isPartial } from '../model/partial-data.js';
 import { createBuildCache, type BuildCache, type CachedCard, type CachedPage, type FileAnalysis } from './analysis-cache.js';
+import { closeWithHolder, WindowedReads } from './windowed-reads.js';
 import { writePartsAt } from './write-parts.js';
 import { makeDirectorySync } from '../model/make-directory.js';
 
@@ -31,14 +31,51 @@ type Tag = keyof typeof MAPS;
  * payload, a run of length-prefixed records (the knoc build first, then
  * groups of entries). Anything that does not check out is dropped and the
  * build starts cold: a damaged cache costs time, never correctness.
+ *
+ * The cards' bytes stay in the file: each is read from it when asked for (a
+ * card written again, the cache file saved), through the descriptor the file
+ * was read by, which stays open while any of them can be asked for. Held, they
+ * would keep the whole file's bytes in memory (tens of megabytes at 10,000
+ * blueprints), since each deserialised card's bytes are a view of them.
  */
 export async function loadCacheFile(dir: string): Promise<{ cache: BuildCache; miss?: CacheMiss }> {
+  let fd: number;
   let bytes: Buffer;
   try {
-    bytes = await readFile(path.join(dir, FILE));
+    fd = openSync(path.join(dir, FILE), 'r');
   } catch {
     return { cache: createBuildCache(), miss: 'absent' };
   }
+  let kept = false;
+  try {
+    bytes = readFileSync(fd);
+    const loaded = readCache(bytes);
+    if (loaded.miss) return loaded;
+    // Only numbers are kept of the bytes read: a closure over them would keep them all.
+    const { length, byteOffset: start, buffer } = bytes;
+    const reads = new WindowedReads(() => fd, () => length, 'cache file');
+    const deferred = (view: Uint8Array): DeferredBytes => {
+      const offset = view.byteOffset - start;
+      const size = view.byteLength;
+      return { size, read: () => reads.read(offset, size) };
+    };
+    for (const card of loaded.cache.cards.values()) {
+      const view = card.bytes;
+      if (!(view instanceof Uint8Array) || view.buffer !== buffer) continue;
+      card.bytes = deferred(view);
+      kept = true;
+    }
+    if (kept) closeWithHolder(reads, fd);
+    return loaded;
+  } catch {
+    return { cache: createBuildCache(), miss: 'absent' };
+  } finally {
+    if (!kept) closeSync(fd);
+  }
+}
+
+/** The cache in a cache file's bytes, or why it is not usable. */
+function readCache(bytes: Buffer): { cache: BuildCache; miss?: CacheMiss } {
   if (bytes.length < HEADER || !bytes.subarray(0, MAGIC.length).equals(MAGIC) || bytes.readUInt32BE(MAGIC.length) !== FORMAT) return { cache: createBuildCache(), miss: 'foreign' };
   const payload = bytes.subarray(HEADER);
   if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(MAGIC.length + 4, HEADER))) return { cache: createBuildCache(), miss: 'corrupt' };

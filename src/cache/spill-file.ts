@@ -1,19 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, openSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { DeferredBytes } from '../model/deferred-bytes.js';
 import { writeUtf8Slices } from '../model/stable-json.js';
+import { closeWithHolder, WindowedReads } from './windowed-reads.js';
 import { writePartsAt } from './write-parts.js';
 import { makeDirectorySync } from '../model/make-directory.js';
-
-/** Closes a spill file's descriptor once nothing can read from it any more. */
-const closer = new FinalizationRegistry<number>((fd) => {
-  try {
-    closeSync(fd);
-  } catch {
-    // Already closed.
-  }
-});
 
 /**
  * A file that holds bytes a build will want again only late or not at all
@@ -29,10 +21,8 @@ export class SpillFile {
   private fd: number | null | undefined;
   private end = 0;
   private written = 0;
-  /** One buffer serves every window of the usual size: a fresh megabyte each time costs more to touch than to fill. */
-  private buffer: Buffer | undefined;
-  /** The window last read: bytes asked for in the order they were written (as the cache file is saved) take one read per window. */
-  private window: { offset: number; bytes: Buffer } | undefined;
+  /** Bytes asked for in the order they were written (as the cache file is saved) take one read per window. */
+  private readonly reads = new WindowedReads(() => this.fd!, () => this.end, 'spill file');
 
   /** A spill file to be made in `dir` when bytes are first put in it. */
   constructor(private readonly dir: string) {}
@@ -109,7 +99,7 @@ export class SpillFile {
       return undefined;
     }
     this.fd = fd;
-    closer.register(this, fd);
+    closeWithHolder(this, fd);
     return fd;
   }
 
@@ -119,25 +109,6 @@ export class SpillFile {
   }
 
   private read(offset: number, size: number): Uint8Array {
-    const fd = this.fd!;
-    const window = this.window;
-    if (!window || offset < window.offset || offset + size > window.offset + window.bytes.length) {
-      // Forgotten first: a read that fails while refilling must not leave the window over half-overwritten bytes.
-      this.window = undefined;
-      const length = Math.min(Math.max(size, WINDOW), this.end - offset);
-      const bytes = length <= WINDOW ? (this.buffer ??= Buffer.allocUnsafe(WINDOW)).subarray(0, length) : Buffer.allocUnsafe(length);
-      for (let done = 0; done < length; ) {
-        const read = readSync(fd, bytes, done, length - done, offset + done);
-        if (read === 0) throw new Error('spill file ended early');
-        done += read;
-      }
-      this.window = { offset, bytes };
-    }
-    const { offset: start, bytes } = this.window!;
-    // A copy: the window is reused, and whoever keeps these bytes should not keep it too.
-    return Buffer.from(bytes.subarray(offset - start, offset - start + size));
+    return this.reads.read(offset, size);
   }
 }
-
-/** Bytes read from the spill file at a time. */
-const WINDOW = 1 << 20;

@@ -209,6 +209,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       prewarmed,
       keepPages: options.memoryCache !== undefined,
+      releaseCached: options.memoryCache === undefined,
       ...(signing && 'signer' in signing ? { signing } : {}),
       ...(config ? { config } : {}),
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),

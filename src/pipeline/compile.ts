@@ -4,7 +4,7 @@ import type { Discovery } from '../discover/discover.js';
 import { planOutputs, type OutputRequest, type PlannedOutput, type StageOutput } from '../emit/plan-outputs.js';
 import type { KnocConfig } from '../model/config.js';
 import { AGENT_KIND, DOMAIN_KIND, stringField, type Entity } from '../model/entity.js';
-import type { SourceFile } from '../model/source-file.js';
+import { releaseText, type SourceFile } from '../model/source-file.js';
 import type { ParseResult } from '../parse/parse-file.js';
 import { sha256Hex } from '../model/digest.js';
 import { stableJson, stableJsonChunks, textInMemory } from '../model/stable-json.js';
@@ -50,6 +50,12 @@ export interface CompileInput {
   cache?: BuildCache;
   /** Keep rendered agent pages in memory for the next compile in this process (watch mode). */
   keepPages?: boolean;
+  /**
+   * Let go of the bytes of each content file whose analysis came from the cache: nothing after analysing reads them but
+   * a finding's position or code frame, which then reads the file again (see `releaseText`). Not in watch mode, whose
+   * sources outlive the build.
+   */
+  releaseCached?: boolean;
   /** Paths whose analyses worker threads put in the cache for this build: parsed, not cache hits. */
   prewarmed?: ReadonlySet<string>;
   /** knoc.config.yaml exists but could not be read (its finding is reported by the caller): settings it would hold are not reported missing. */
@@ -163,6 +169,7 @@ export function compile(input: CompileInput): CompileResult {
   const content = input.discovery.content
     .map((source, i) => {
       const entity = analyze(source, registry.digest, (e) => validateEntity(e, registry));
+      if (input.releaseCached && cacheHits.has(source.path)) releaseText(source);
       input.onProgress?.({ phase: 'parse', done: i + 1, total: contentTotal });
       return entity;
     })

@@ -11,7 +11,18 @@ export const LARGE_BUILD = 2000;
  */
 const WORTH_COLLECTING = 256 * 1024 * 1024;
 
+/**
+ * Memory outside the heap (the bytes of files read) is freed only when the
+ * objects that hold it are collected, which V8 does not hasten for its sake:
+ * once this much more of it is held than after the last forced collection, a
+ * collection is worth it whatever the heap's size (a build from the cache lets
+ * go of every source's bytes, and of the cache file's, as it recalls them).
+ */
+const EXTERNAL_WORTH_COLLECTING = 64 * 1024 * 1024;
+
 let collect: (() => void) | undefined | null;
+/** The memory outside the heap right after the last forced collection. */
+let externalKept = 0;
 
 /**
  * Collects garbage now, between phases of a large build, so what one phase
@@ -21,7 +32,8 @@ let collect: (() => void) | undefined | null;
  * collector cannot be reached.
  */
 export function releaseMemory(): void {
-  if (getHeapStatistics().used_heap_size < WORTH_COLLECTING) return;
+  const { used_heap_size: heap, external_memory: external } = getHeapStatistics();
+  if (heap < WORTH_COLLECTING && external - externalKept < EXTERNAL_WORTH_COLLECTING) return;
   if (collect === undefined) {
     try {
       setFlagsFromString('--expose-gc');
@@ -31,4 +43,5 @@ export function releaseMemory(): void {
     }
   }
   collect?.();
+  externalKept = getHeapStatistics().external_memory;
 }
