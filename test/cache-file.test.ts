@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createBuildCache, type CachedCard, type FileAnalysis } from '../src/cache/analysis-cache.js';
 import { CacheFileWriter, loadCacheFile, saveCacheFile, type CacheEntry } from '../src/cache/cache-file.js';
 import { bytesOf, isDeferred } from '../src/model/deferred-bytes.js';
+import { isPartial, wholeData } from '../src/model/partial-data.js';
 import { makeTempDir } from './support/temp-repo.js';
 
 const analysis = (n: number): FileAnalysis => ({ data: { slug: `agent-${n}`, goals: [{ id: 'g', target: n }] }, digest: `${n}`.padStart(64, '0'), diagnostics: [] });
@@ -80,6 +81,42 @@ describe('cache file', () => {
       expect(value.view).toEqual(c.view);
       expect(Buffer.from(bytesOf(value.bytes)).equals(Buffer.from(c.bytes as Uint8Array))).toBe(true);
     });
+  });
+
+  it('keeps in memory only what `brief` keeps of each analysis, gives the rest from the file, and saves every analysis whole', async () => {
+    const dir = path.join(makeTempDir(), 'cache');
+    const cache = createBuildCache();
+    // 600 analyses: three records of entries in the file.
+    const analyses = Array.from({ length: 600 }, (_, n) => analysis(n));
+    analyses.forEach((a, n) => {
+      cache.analyses.set(`a${n}`, a);
+      cache.used.add(`a${n}`);
+    });
+    await saveCacheFile(dir, cache);
+
+    const brief = (a: FileAnalysis) => (a.data && Number(a.data.goals && (a.data.goals as { target: number }[])[0]!.target) % 2 === 0 ? { slug: a.data.slug } : undefined);
+    const { cache: loaded } = await loadCacheFile(dir, { brief });
+    analyses.forEach((a, n) => {
+      const data = loaded.analyses.get(`a${n}`)!.data!;
+      expect(isPartial(data)).toBe(n % 2 === 0);
+      expect(data).toEqual(n % 2 === 0 ? { slug: `agent-${n}` } : a.data);
+    });
+    // Asked for out of order, across records.
+    for (const n of [598, 0, 300, 2]) expect(wholeData(loaded.analyses.get(`a${n}`)!.data!)).toEqual(analyses[n]!.data);
+    expect(wholeData(loaded.analyses.get('a1')!.data!)).toBeUndefined();
+
+    // Saved again with one analysis no longer used and one new: the partial ones go in whole, from the file.
+    for (let n = 0; n < analyses.length; n++) if (n !== 5) loaded.used.add(`a${n}`);
+    loaded.analyses.set('new', analysis(1000));
+    loaded.used.add('new');
+    await saveCacheFile(dir, loaded);
+    const { cache: again, miss } = await loadCacheFile(dir);
+    expect(miss).toBeUndefined();
+    expect([...again.analyses.keys()].sort()).toEqual([...analyses.keys()].filter((n) => n !== 5).map((n) => `a${n}`).concat('new').sort());
+    for (const [key, value] of again.analyses) {
+      expect(isPartial(value.data)).toBe(false);
+      expect(value).toEqual(key === 'new' ? analysis(1000) : analyses[Number(key.slice(1))]);
+    }
   });
 
   it('leaves the last cache file as it was, and nothing beside it, when saving fails', async () => {

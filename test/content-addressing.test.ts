@@ -94,6 +94,24 @@ describe('the content-addressed cache', () => {
     expect(finding(second)).toBe(finding(first));
   });
 
+  it('projects every card and page again from the cache under other settings, from the whole blueprints the cache file keeps, to the bytes of a build from scratch', async () => {
+    const root = copyRepo(repoRoot);
+    await build({ root });
+    const settings = { baseUrl: 'https://agents.elsewhere.example' };
+    const recalled = await build({ root, ...settings, out: 'dist-recalled' });
+    expect(recalled.failed).toBe(false);
+    expect(recalled.explanation.inputs.every((i) => i.cache === 'hit')).toBe(true);
+    const scratch = await build({ root, ...settings, out: 'dist-scratch', cacheDir: false });
+    expect(recalled.diagnostics).toEqual(scratch.diagnostics);
+    const expected = snapshotTree(path.join(root, 'dist-scratch'));
+    expect([...expected.keys()].some((file) => file.startsWith('agents/') && file.endsWith('/index.html'))).toBe(true);
+    expect(snapshotTree(path.join(root, 'dist-recalled'))).toEqual(expected);
+    // The cache file still holds every blueprint whole: the next build under the first settings recalls every card it made.
+    const back = await build({ root, out: 'dist-back' });
+    expect(back.explanation.inputs.every((i) => i.cache === 'hit')).toBe(true);
+    expect(snapshotTree(path.join(root, 'dist-back'))).toEqual(snapshotTree(path.join(root, 'dist')));
+  });
+
   it('keeps an entity digest, and so its cards, across comment and whitespace edits', async () => {
     const root = copyRepo(repoRoot);
     const before = await build({ root });

@@ -39,6 +39,15 @@ export interface BuildCache {
   used: Set<string>;
   /** True once this build stored something new: only then is the cache file rewritten. */
   dirty?: boolean;
+  /** The records of the cache file this cache was loaded from, which saving copies rather than serialises again. */
+  loadedFrom?: LoadedRecords;
+}
+
+/** Where each record of entries lies in a loaded cache file, and the keys it holds. */
+export interface LoadedRecords {
+  records: readonly { offset: number; length: number; keys: readonly string[] }[];
+  /** A record's bytes, read from the file loaded (which stays open while they can be asked for). */
+  read(offset: number, length: number): Uint8Array;
 }
 
 /** An empty cache. */

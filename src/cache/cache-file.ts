@@ -5,8 +5,9 @@ import { deserialize, serialize } from 'node:v8';
 import { isRecord } from '../model/guards.js';
 import { knocBuildId } from '../model/version.js';
 import { bytesOf, isDeferred, type DeferredBytes } from '../model/deferred-bytes.js';
-import { isPartial } from '../model/partial-data.js';
-import { createBuildCache, type BuildCache, type CachedCard, type CachedPage, type FileAnalysis } from './analysis-cache.js';
+import type { EntityData } from '../model/entity.js';
+import { isPartial, markPartial } from '../model/partial-data.js';
+import { createBuildCache, type BuildCache, type CachedCard, type CachedPage, type FileAnalysis, type LoadedRecords } from './analysis-cache.js';
 import { closeWithHolder, WindowedReads } from './windowed-reads.js';
 import { writePartsAt } from './write-parts.js';
 import { makeDirectorySync } from '../model/make-directory.js';
@@ -26,75 +27,101 @@ export type CacheMiss = 'absent' | 'corrupt' | 'foreign';
 const MAPS = { a: (c: BuildCache) => c.analyses, c: (c: BuildCache) => c.cards, p: (c: BuildCache) => c.pages } as const;
 type Tag = keyof typeof MAPS;
 
+/** What loading may leave out of memory: given an analysis's data, the part of it to keep (undefined keeps it whole). */
+export interface LoadOptions {
+  brief?: (analysis: FileAnalysis) => EntityData | undefined;
+}
+
 /**
  * Loads the cache file: magic, format, a sha256 of the payload, then the
  * payload, a run of length-prefixed records (the knoc build first, then
  * groups of entries). Anything that does not check out is dropped and the
  * build starts cold: a damaged cache costs time, never correctness.
  *
- * The cards' bytes stay in the file: each is read from it when asked for (a
- * card written again, the cache file saved), through the descriptor the file
- * was read by, which stays open while any of them can be asked for. Held, they
- * would keep the whole file's bytes in memory (tens of megabytes at 10,000
- * blueprints), since each deserialised card's bytes are a view of them.
+ * What it can, it leaves in the file, read from it when asked for through the
+ * descriptor the file was read by, which stays open while anything can be:
+ * - the cards' bytes (a card written again). Held, they would keep the whole
+ *   file's bytes in memory, since each deserialised card's bytes are a view of them;
+ * - with `brief`, all but the part of each analysis's data it keeps (marked
+ *   partial: `wholeData` reads the rest);
+ * - each record, which saving copies as it is while every entry in it is still used.
  */
-export async function loadCacheFile(dir: string): Promise<{ cache: BuildCache; miss?: CacheMiss }> {
+export async function loadCacheFile(dir: string, options: LoadOptions = {}): Promise<{ cache: BuildCache; miss?: CacheMiss }> {
   let fd: number;
-  let bytes: Buffer;
   try {
     fd = openSync(path.join(dir, FILE), 'r');
   } catch {
     return { cache: createBuildCache(), miss: 'absent' };
   }
-  let kept = false;
+  const file: { fd: number; kept?: boolean } = { fd };
   try {
-    bytes = readFileSync(fd);
-    const loaded = readCache(bytes);
-    if (loaded.miss) return loaded;
-    // Only numbers are kept of the bytes read: a closure over them would keep them all.
-    const { length, byteOffset: start, buffer } = bytes;
-    const reads = new WindowedReads(() => fd, () => length, 'cache file');
-    const deferred = (view: Uint8Array): DeferredBytes => {
-      const offset = view.byteOffset - start;
-      const size = view.byteLength;
-      return { size, read: () => reads.read(offset, size) };
-    };
-    for (const card of loaded.cache.cards.values()) {
-      const view = card.bytes;
-      if (!(view instanceof Uint8Array) || view.buffer !== buffer) continue;
-      card.bytes = deferred(view);
-      kept = true;
-    }
-    if (kept) closeWithHolder(reads, fd);
-    return loaded;
+    return readCache(readFileSync(fd), file, options);
   } catch {
     return { cache: createBuildCache(), miss: 'absent' };
   } finally {
-    if (!kept) closeSync(fd);
+    if (!file.kept) closeSync(fd);
   }
 }
 
-/** The cache in a cache file's bytes, or why it is not usable. */
-function readCache(bytes: Buffer): { cache: BuildCache; miss?: CacheMiss } {
+/** The cache in a cache file's bytes, or why it is not usable; `file.kept` once anything reads from its descriptor later. */
+function readCache(bytes: Buffer, file: { fd: number; kept?: boolean }, { brief }: LoadOptions): { cache: BuildCache; miss?: CacheMiss } {
   if (bytes.length < HEADER || !bytes.subarray(0, MAGIC.length).equals(MAGIC) || bytes.readUInt32BE(MAGIC.length) !== FORMAT) return { cache: createBuildCache(), miss: 'foreign' };
   const payload = bytes.subarray(HEADER);
   if (!createHash('sha256').update(payload).digest().equals(bytes.subarray(MAGIC.length + 4, HEADER))) return { cache: createBuildCache(), miss: 'corrupt' };
-  try {
-    const records = readRecords(payload);
-    const head = records.next();
-    if (head.done || !isRecord(head.value) || head.value.knoc !== knocBuildId()) return { cache: createBuildCache(), miss: 'foreign' };
-    const cache = createBuildCache();
-    for (const group of records) {
-      if (!Array.isArray(group)) return { cache: createBuildCache(), miss: 'corrupt' };
-      for (const entry of group as unknown[]) {
-        if (!Array.isArray(entry) || entry.length !== 3 || !(entry[0] in MAPS) || typeof entry[1] !== 'string') return { cache: createBuildCache(), miss: 'corrupt' };
-        (MAPS[entry[0] as Tag](cache) as Map<string, unknown>).set(entry[1], entry[2]);
-      }
+  const cache = createBuildCache();
+  // Only numbers are kept of the bytes read: a closure over them would keep them all.
+  const { length: size, byteOffset: start, buffer } = bytes;
+  const reads = new WindowedReads(() => file.fd, () => size, 'cache file');
+  const loadedFrom: LoadedRecords = { records: [], read: (offset, length) => reads.read(offset, length) };
+  const records = loadedFrom.records as LoadedRecords['records'][number][];
+  const deferred = (view: Uint8Array): DeferredBytes => {
+    const offset = view.byteOffset - start;
+    const length = view.byteLength;
+    return { size: length, read: () => reads.read(offset, length) };
+  };
+  /** The analyses of the record last read for its whole data: one record serves the analyses next to each other in it. */
+  let last: { index: number; analyses: Map<string, FileAnalysis> } | undefined;
+  const wholeAt = (index: number, key: string): EntityData | undefined => {
+    if (last?.index !== index) {
+      const { offset, length } = records[index]!;
+      const entries = deserialize(loadedFrom.read(offset, length)) as CacheEntry[];
+      last = { index, analyses: new Map(entries.flatMap((entry) => (entry[0] === 'a' ? [[entry[1], entry[2]] as const] : []))) };
     }
-    return { cache };
+    return last.analyses.get(key)?.data;
+  };
+  try {
+    const found = readRecords(payload);
+    const head = found.next();
+    if (head.done || !isRecord(head.value.record) || head.value.record.knoc !== knocBuildId()) return { cache: createBuildCache(), miss: 'foreign' };
+    for (const { record: group, offset, length } of found) {
+      if (!Array.isArray(group)) return { cache: createBuildCache(), miss: 'corrupt' };
+      const index = records.length;
+      const keys: string[] = [];
+      for (const entry of group as unknown[]) {
+        if (!Array.isArray(entry) || entry.length !== 3 || !(entry[0] in MAPS) || typeof entry[1] !== 'string' || !isRecord(entry[2])) return { cache: createBuildCache(), miss: 'corrupt' };
+        const [tag, key, value] = entry as [Tag, string, Record<string, unknown>];
+        keys.push(key);
+        if (tag === 'c' && value.bytes instanceof Uint8Array && value.bytes.buffer === buffer) value.bytes = deferred(value.bytes);
+        if (tag === 'a' && brief) {
+          const core = brief(value as unknown as FileAnalysis);
+          if (core) {
+            markPartial(core, () => wholeAt(index, key));
+            value.data = core;
+          }
+        }
+        (MAPS[tag](cache) as Map<string, unknown>).set(key, value);
+      }
+      records.push({ offset: HEADER + offset, length, keys });
+    }
   } catch {
     return { cache: createBuildCache(), miss: 'corrupt' };
   }
+  if (records.length > 0) {
+    cache.loadedFrom = loadedFrom;
+    file.kept = true;
+    closeWithHolder(reads, file.fd);
+  }
+  return { cache };
 }
 
 /** One entry of the cache file: which map it belongs to, its key, its value. */
@@ -168,6 +195,17 @@ export class CacheFileWriter {
       return;
     }
     try {
+      // The records of the file this cache was loaded from go first: as they are while every entry in them is still used,
+      // else with only those that are. (Partial analyses are saved this way alone: their whole data is in those records.)
+      for (const { offset, length, keys } of cache.loadedFrom?.records ?? []) {
+        const live = keys.filter((key) => cache.used.has(key) && !this.written.has(key));
+        if (live.length === 0) continue;
+        const bytes = cache.loadedFrom!.read(offset, length);
+        const kept = new Set(live);
+        const body = live.length === keys.length ? bytes : serialize((deserialize(bytes) as CacheEntry[]).filter(([, key]) => kept.has(key)));
+        if (!this.record(body)) throw new Error(`cannot write the cache file in ${this.dir}`);
+        for (const key of live) this.written.add(key);
+      }
       let group: CacheEntry[] = [];
       const flush = () => {
         if (!this.record(serialize(group))) throw new Error(`cannot write the cache file in ${this.dir}`);
@@ -236,15 +274,15 @@ function inMemory(card: CachedCard): CachedCard {
   return isDeferred(card.bytes) ? { ...card, bytes: bytesOf(card.bytes) } : card;
 }
 
-/** The records of a payload, in order; throws on a truncated one. */
-function* readRecords(payload: Buffer): Generator<unknown> {
+/** The records of a payload, in order, each with where its bytes lie in the payload; throws on a truncated one. */
+function* readRecords(payload: Buffer): Generator<{ record: unknown; offset: number; length: number }> {
   let at = 0;
   while (at < payload.length) {
     if (at + 4 > payload.length) throw new Error('truncated cache record');
     const length = payload.readUInt32BE(at);
     const end = at + 4 + length;
     if (end > payload.length) throw new Error('truncated cache record');
-    yield deserialize(payload.subarray(at + 4, end));
+    yield { record: deserialize(payload.subarray(at + 4, end)), offset: at + 4, length };
     at = end;
   }
 }

@@ -38,6 +38,7 @@ import { blueprintValidators, editSchemasOf, editStateOf } from './edit-record.j
 import { prepareValidatorsMeanwhile } from './prepare-validators.js';
 import { sha256Hex } from '../model/digest.js';
 import { LARGE_BUILD, releaseMemory } from './release-memory.js';
+import { recalledCore } from './entity-core.js';
 import type { SourceFile } from '../model/source-file.js';
 import { writeAtomically } from '../cache/write-atomically.js';
 import { findLinks } from '../emit/find-links.js';
@@ -142,7 +143,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(options.baseline !== undefined && baselineRead && 'missing' in baselineRead ? [createDiagnostic('KNO6004', { detail: 'there is no such file' }, { file: baselinePath, hint: 'Check the path given to --baseline, or record today’s findings there with `knoc check --update-baseline` and the same --baseline.' })] : []),
   ];
   const cacheDir = options.cacheDir === false ? undefined : safeCacheDir(root, path.resolve(root, options.cacheDir ?? DEFAULT_CACHE_DIR));
-  const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir) : undefined;
+  // Of each blueprint it recalls, a build keeps the core in memory; the rest stays in the cache file until asked for.
+  const loaded = options.memoryCache ? { cache: options.memoryCache } : cacheDir ? await loadCacheFile(cacheDir, { brief: recalledCore }) : undefined;
   const cache = loaded?.cache ?? createBuildCache();
   const cacheLoaded = performance.now();
   // With nothing cached every file is parsed, in worker threads when there are enough: this thread then reads only the specs and

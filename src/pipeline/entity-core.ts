@@ -1,7 +1,9 @@
-import type { Entity, EntityData } from '../model/entity.js';
+import type { FileAnalysis } from '../cache/analysis-cache.js';
+import { AGENT_KIND, type Entity, type EntityData } from '../model/entity.js';
 import { dig, isRecord } from '../model/guards.js';
-import { isPartial } from '../model/partial-data.js';
+import { isPartial, wholeData } from '../model/partial-data.js';
 import { parseFile } from '../parse/parse-file.js';
+import { parseSchemaRef } from '../parse/schema-ref.js';
 
 /** Top-level fields kept whole: binding (`id`, `slug`, `$schema`), publishing (`visibility`), and the references resolving reads. */
 const KEPT = new Set(['$schema', 'id', 'slug', 'visibility', 'deprecated', 'replaced_by', 'composes', 'relationships']);
@@ -29,6 +31,18 @@ export function coreData(data: EntityData): EntityData {
   return core;
 }
 
+/**
+ * The part of a recalled analysis a build from the cache keeps in memory: the
+ * core of a blueprint read with no error (what the main thread keeps of each
+ * blueprint workers publish, see `coreData`), whose card and page a build
+ * usually recalls too; undefined keeps anything else whole.
+ */
+export function recalledCore(analysis: FileAnalysis): EntityData | undefined {
+  const { data } = analysis;
+  if (!data || parseSchemaRef(data.$schema)?.name !== AGENT_KIND || analysis.diagnostics.some((d) => d.severity === 'error')) return undefined;
+  return coreData(data);
+}
+
 function projectionCore(projection: unknown): unknown {
   if (!isRecord(projection)) return projection;
   const core: Record<string, unknown> = {};
@@ -48,12 +62,15 @@ function skillCore(skill: unknown): unknown {
 }
 
 /**
- * The entity with all of its data: itself, or, when its data is partial, its
+ * The entity with all of its data: itself, or, when its data is partial, the
+ * whole data where it is kept (the cache file it was loaded from), else its
  * file parsed again. A file whose bytes changed since it was analysed cannot
  * stand in for it, and stops the build.
  */
 export function fullEntity(entity: Entity): Entity {
   if (!isPartial(entity.data)) return entity;
+  const whole = wholeData(entity.data);
+  if (whole) return { ...entity, data: whole };
   const parsed = parseFile(entity.source).entity;
   if (!parsed || parsed.digest !== entity.digest) throw new Error(`${entity.source.path} changed while the build ran; build again`);
   return parsed;
