@@ -1,4 +1,5 @@
 // The cache file: records appended as worker threads serialised them, the rest written at the end, atomically.
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { serialize } from 'node:v8';
@@ -10,7 +11,8 @@ import { isPartial, wholeData } from '../src/model/partial-data.js';
 import { makeTempDir } from './support/temp-repo.js';
 
 const analysis = (n: number): FileAnalysis => ({ data: { slug: `agent-${n}`, goals: [{ id: 'g', target: n }] }, digest: `${n}`.padStart(64, '0'), diagnostics: [] });
-const card = (n: number): CachedCard => ({ view: { name: `Agent ${n}` } as CachedCard['view'], bytes: Buffer.from(`{"name":"Agent ${n}"}\n`), sha256: `${n}`.padStart(64, 'c') });
+const cardOf = (n: number, text: string): CachedCard => ({ view: { name: `Agent ${n}` } as CachedCard['view'], bytes: Buffer.from(text), sha256: createHash('sha256').update(text).digest('hex') });
+const card = (n: number): CachedCard => cardOf(n, `{"name":"Agent ${n}"}\n`);
 
 /** Files beside the cache file that a finished or dropped writer must not leave. */
 const leftovers = (dir: string) => readdirSync(dir).filter((f) => f.startsWith('.'));
@@ -52,7 +54,7 @@ describe('cache file', () => {
     const dir = path.join(makeTempDir(), 'cache');
     const cache = createBuildCache();
     // Some 2.4 MB of cards: more than one window of reads.
-    const cards = Array.from({ length: 600 }, (_, n) => ({ ...card(n), bytes: Buffer.from(`{"name":"Agent ${n}","notes":"${'x'.repeat(4000 + n)}"}\n`) }));
+    const cards = Array.from({ length: 600 }, (_, n) => cardOf(n, `{"name":"Agent ${n}","notes":"${'x'.repeat(4000 + n)}"}\n`));
     cards.forEach((c, n) => {
       cache.cards.set(`c${n}`, c);
       cache.used.add(`c${n}`);
@@ -64,7 +66,7 @@ describe('cache file', () => {
     const { cache: loaded } = await loadCacheFile(dir);
     expect(loaded.cards.size).toBe(cards.length);
     for (const value of loaded.cards.values()) expect(isDeferred(value.bytes)).toBe(true);
-    // Saved again from what it loaded (each card read back from the file it replaces), then put aside for another file.
+    // Saved again from what it loaded (record by record, copied from the file it replaces), then put aside for another file.
     for (const key of [...loaded.cards.keys(), ...loaded.analyses.keys()]) loaded.used.add(key);
     await saveCacheFile(dir, loaded);
     renameSync(path.join(dir, 'cache.bin'), path.join(dir, 'saved.bin'));
@@ -86,8 +88,8 @@ describe('cache file', () => {
   it('keeps in memory only what `brief` keeps of each analysis, gives the rest from the file, and saves every analysis whole', async () => {
     const dir = path.join(makeTempDir(), 'cache');
     const cache = createBuildCache();
-    // 600 analyses: three records of entries in the file.
-    const analyses = Array.from({ length: 600 }, (_, n) => analysis(n));
+    // 2,000 analyses: eight records of entries in the file.
+    const analyses = Array.from({ length: 2000 }, (_, n) => analysis(n));
     analyses.forEach((a, n) => {
       cache.analyses.set(`a${n}`, a);
       cache.used.add(`a${n}`);
@@ -101,8 +103,11 @@ describe('cache file', () => {
       expect(isPartial(data)).toBe(n % 2 === 0);
       expect(data).toEqual(n % 2 === 0 ? { slug: `agent-${n}` } : a.data);
     });
-    // Asked for out of order, across records.
-    for (const n of [598, 0, 300, 2]) expect(wholeData(loaded.analyses.get(`a${n}`)!.data!)).toEqual(analyses[n]!.data);
+    // Asked for out of order, across records, each twice (as a card and a page may ask): every answer the file's.
+    for (let i = 0; i < 2 * analyses.length; i += 2) {
+      const n = (i * 7919) % analyses.length;
+      expect(wholeData(loaded.analyses.get(`a${n}`)!.data!)).toEqual(n % 2 === 0 ? analyses[n]!.data : undefined);
+    }
     expect(wholeData(loaded.analyses.get('a1')!.data!)).toBeUndefined();
 
     // Saved again with one analysis no longer used and one new: the partial ones go in whole, from the file.
@@ -117,6 +122,26 @@ describe('cache file', () => {
       expect(isPartial(value.data)).toBe(false);
       expect(value).toEqual(key === 'new' ? analysis(1000) : analyses[Number(key.slice(1))]);
     }
+  });
+
+  it('refuses a card\'s bytes, and gives no whole data, once the file was written over in place', async () => {
+    const dir = path.join(makeTempDir(), 'cache');
+    const save = async (n: number) => {
+      const cache = createBuildCache();
+      cache.cards.set('c', card(n));
+      cache.analyses.set('a', analysis(n));
+      for (const key of ['c', 'a']) cache.used.add(key);
+      await saveCacheFile(dir, cache);
+      return readFileSync(path.join(dir, 'cache.bin'));
+    };
+    const other = await save(2);
+    await save(1);
+    const { cache } = await loadCacheFile(dir, { brief: (a) => ({ slug: a.data!.slug }) });
+    // The same length, other bytes, in the same file (not renamed over it, as knoc writes it).
+    writeFileSync(path.join(dir, 'cache.bin'), other);
+    expect(() => bytesOf(cache.cards.get('c')!.bytes)).toThrow('the cache file was changed while the build ran; build again');
+    writeFileSync(path.join(dir, 'cache.bin'), '');
+    expect(wholeData(cache.analyses.get('a')!.data!)).toBeUndefined();
   });
 
   it('leaves the last cache file as it was, and nothing beside it, when saving fails', async () => {

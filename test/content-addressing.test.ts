@@ -106,7 +106,7 @@ describe('the content-addressed cache', () => {
     const expected = snapshotTree(path.join(root, 'dist-scratch'));
     expect([...expected.keys()].some((file) => file.startsWith('agents/') && file.endsWith('/index.html'))).toBe(true);
     expect(snapshotTree(path.join(root, 'dist-recalled'))).toEqual(expected);
-    // The cache file still holds every blueprint whole: the next build under the first settings recalls every card it made.
+    // The cache file still holds every blueprint whole: the next build, under the first settings, recalls every analysis.
     const back = await build({ root, out: 'dist-back' });
     expect(back.explanation.inputs.every((i) => i.cache === 'hit')).toBe(true);
     expect(snapshotTree(path.join(root, 'dist-back'))).toEqual(snapshotTree(path.join(root, 'dist')));

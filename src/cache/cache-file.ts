@@ -19,6 +19,8 @@ const FILE = 'cache.bin';
 const HEADER = MAGIC.length + 4 + 32;
 /** Entries serialised together: each record is large enough to be allocated and freed whole, not left as many small blocks. */
 const GROUP = 256;
+/** Records kept read for the whole data of their analyses, at first (see `wholeAt` in `readCache`). */
+const DECODED_RECORDS = 4;
 
 /** Why a cache file was not used; undefined when it loaded. */
 export type CacheMiss = 'absent' | 'corrupt' | 'foreign';
@@ -74,20 +76,43 @@ function readCache(bytes: Buffer, file: { fd: number; kept?: boolean }, { brief 
   const reads = new WindowedReads(() => file.fd, () => size, 'cache file');
   const loadedFrom: LoadedRecords = { records: [], read: (offset, length) => reads.read(offset, length) };
   const records = loadedFrom.records as LoadedRecords['records'][number][];
-  const deferred = (view: Uint8Array): DeferredBytes => {
+  // A card's bytes are checked against its sha256 as they are read: a file written over in place since it was loaded
+  // (not as knoc writes it, by renaming a new one over it) could give other bytes.
+  const deferred = (view: Uint8Array, sha256: unknown): DeferredBytes => {
     const offset = view.byteOffset - start;
     const length = view.byteLength;
-    return { size: length, read: () => reads.read(offset, length) };
+    return {
+      size: length,
+      read: () => {
+        const read = reads.read(offset, length);
+        if (createHash('sha256').update(read).digest('hex') !== sha256) throw new Error('the cache file was changed while the build ran; build again');
+        return read;
+      },
+    };
   };
-  /** The analyses of the record last read for its whole data: one record serves the analyses next to each other in it. */
-  let last: { index: number; analyses: Map<string, FileAnalysis> } | undefined;
+  // The records read for the whole data of their analyses: the last few, as a build asks for them in about the order of
+  // the file; every one read, once it asks in an order that would read the same records again and again.
+  const decoded = new Map<number, Map<string, FileAnalysis>>();
+  let dropped = 0;
   const wholeAt = (index: number, key: string): EntityData | undefined => {
-    if (last?.index !== index) {
+    let analyses = decoded.get(index);
+    if (!analyses) {
       const { offset, length } = records[index]!;
-      const entries = deserialize(loadedFrom.read(offset, length)) as CacheEntry[];
-      last = { index, analyses: new Map(entries.flatMap((entry) => (entry[0] === 'a' ? [[entry[1], entry[2]] as const] : []))) };
+      try {
+        const entries = deserialize(loadedFrom.read(offset, length)) as CacheEntry[];
+        analyses = new Map(entries.flatMap((entry) => (entry[0] === 'a' ? [[entry[1], entry[2]] as const] : [])));
+      } catch {
+        // Not as it was loaded: the entity's file is parsed again instead (see `fullEntity`).
+        return undefined;
+      }
+      decoded.set(index, analyses);
+      if (decoded.size > DECODED_RECORDS && dropped < records.length) {
+        decoded.delete(decoded.keys().next().value!);
+        dropped++;
+      }
     }
-    return last.analyses.get(key)?.data;
+    // Found under its key, an analysis is the one loaded: keys are made from the file's path and bytes.
+    return analyses.get(key)?.data;
   };
   try {
     const found = readRecords(payload);
@@ -101,7 +126,7 @@ function readCache(bytes: Buffer, file: { fd: number; kept?: boolean }, { brief 
         if (!Array.isArray(entry) || entry.length !== 3 || !(entry[0] in MAPS) || typeof entry[1] !== 'string' || !isRecord(entry[2])) return { cache: createBuildCache(), miss: 'corrupt' };
         const [tag, key, value] = entry as [Tag, string, Record<string, unknown>];
         keys.push(key);
-        if (tag === 'c' && value.bytes instanceof Uint8Array && value.bytes.buffer === buffer) value.bytes = deferred(value.bytes);
+        if (tag === 'c' && value.bytes instanceof Uint8Array && value.bytes.buffer === buffer) value.bytes = deferred(value.bytes, value.sha256);
         if (tag === 'a' && brief) {
           const core = brief(value as unknown as FileAnalysis);
           if (core) {
