@@ -55,6 +55,7 @@ const result = await build({
   outfile,
   sourcemap: 'linked',
   sourcesContent: false,
+  minifyWhitespace: true,
   // Dynamic imports stay `import()` here and are handed to the loader below; `import.meta.url` is the bundle's own.
   supported: { 'dynamic-import': true },
   define: { 'import.meta.url': '__knocUrl' },

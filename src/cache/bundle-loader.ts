@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { readStamp } from './read-stamp.js';
 import { writeAtomically } from './write-atomically.js';
 
 /** How a bundle's first line starts: the rest of the line is JSON naming the modules it imports and the size of each module copied into it. */
@@ -31,24 +32,26 @@ export interface LoadedBundle {
  * compiled as usual.
  */
 export async function loadBundle(file: string, cacheDir: string): Promise<LoadedBundle | undefined> {
-  let code: string;
+  let bytes: Buffer;
   try {
-    code = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch {
     return undefined;
   }
+  const code = bytes.toString('utf8');
   const firstLine = code.slice(0, code.indexOf('\n'));
   if (!firstLine.startsWith(BUNDLE_BANNER)) throw new Error(`${file} is not a knoc bundle`);
   const { externals, inputs = [] } = JSON.parse(firstLine.slice(BUNDLE_BANNER.length)) as { externals: string[]; inputs?: [string, number][] };
   // A module copied in that changed since (compiled again without bundling again): the bundle is out of date.
   const folder = path.dirname(file);
-  if (inputs.some(([input, size]) => statSync(path.resolve(folder, input), { throwIfNoEntry: false })?.size !== size)) return undefined;
+  const stamp = new Float64Array(5);
+  if (inputs.some(([input, size]) => !hasSize(path.join(folder, input), size, stamp))) return undefined;
   const url = pathToFileURL(file);
   const resolve = (specifier: string) => (specifier.startsWith('.') ? new URL(specifier, url).href : specifier);
   const modules = new Map(await Promise.all(externals.map(async (specifier) => [specifier, await import(resolve(specifier))] as const)));
   const nodeRequire = createRequire(url);
   const name = path.basename(file).replace(/\.[^.]*$/, '');
-  const cacheFile = path.join(cacheDir, 'code', `${name}-${createHash('sha256').update(code).digest('hex').slice(0, 32)}.v8`);
+  const cacheFile = path.join(cacheDir, 'code', `${name}-${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}.v8`);
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(cacheFile);
@@ -74,4 +77,13 @@ export async function loadBundle(file: string, cacheDir: string): Promise<Loaded
       }
     },
   };
+}
+
+/** Whether `file` is there and `size` bytes long (read as the stat index reads a stamp: no `Stats` object for each of some sixty modules). */
+function hasSize(file: string, size: number, into: Float64Array): boolean {
+  try {
+    return readStamp(file, into) && into[4] === 0 && into[0] === size;
+  } catch {
+    return false;
+  }
 }
