@@ -15,7 +15,7 @@ import { KEY_FILE_LIMIT, readGivenFile } from '../discover/read-given-file.js';
 import { unsafeName } from '../discover/source-bounds.js';
 import { safeCacheDir } from './cache-location.js';
 import { findStaleOutputs } from '../emit/find-stale-outputs.js';
-import { readManifest } from '../emit/read-manifest.js';
+import { readManifest, type PublishedManifest } from '../emit/read-manifest.js';
 import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
 import { lockWaitOf, type LockWaitNotice } from './lock-wait.js';
@@ -203,7 +203,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const schemaSet = cold && cacheDir && !options.memoryCache && options.write !== false && !options.checkOutputs ? stateFor(() => editSchemasOf(found.specs, cache)).state : undefined;
     const preparing = schemaSet && cacheDir ? prepareValidatorsMeanwhile({ cacheDir, schemaSetDigest: schemaSet.schemaSetDigest, schemas: blueprintValidators(schemaSet) }) : undefined;
     const signing = options.sign ? await prepareSigning(options.sign, root, options.out, config) : undefined;
-    const staging = early?.stage();
+    // A large build from the cache, whose workers made nothing and so opened no stage, opens one for what this thread makes.
+    const staging = early?.stage() ?? (manifestEarly ? early?.openStage() : undefined);
     const result = compile({
       discovery,
       cache,
@@ -225,8 +226,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         : spill
           ? { stageOutput: (_file: string, parts: () => Iterable<string>) => spill.putText(parts()) ?? textInMemory(parts) }
           : {}),
+      ...(staging && manifestEarly ? { publishedSha256: publishedSha256Of(manifestEarly.manifest) } : {}),
     });
-    if (result.outputs.length >= LARGE_BUILD) releaseMemory();
+    if (result.outputs.length >= LARGE_BUILD) releaseMemory(result.madeHere);
     if (options.verifyDeterminism) {
       // ES256 signatures are randomised: the second build keeps the first build's, as a rebuild keeps the published ones.
       const again = compile({
@@ -308,7 +310,11 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     if (written && options.publishMode !== 'in-place') readBackFrom(result.outputs, outDir);
     // Rewrite the cache file only when this build added to it, or when most of it went stale.
     const stale = cache.analyses.size + cache.cards.size > 2 * cache.used.size;
-    if (cacheDir && loaded && !options.memoryCache && (cache.dirty || stale)) await saveCacheFile(cacheDir, cache, cacheFile).catch(() => undefined);
+    if (cacheDir && loaded && !options.memoryCache && (cache.dirty || stale)) {
+      // What publishing threw away goes before the cache file is written, after thousands of outputs made here.
+      if (result.madeHere) releaseMemory(true);
+      await saveCacheFile(cacheDir, cache, cacheFile).catch(() => undefined);
+    }
     cache.dirty = false;
     diagnostics.sort(compareDiagnostics);
     const failed = failsGate(diagnostics, options);
@@ -384,7 +390,7 @@ export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildR
  * written to an early stage as it is made, unless the output folder holds it byte for byte already. The
  * stage is created only once workers start, beside the folder the settings name.
  */
-async function earlyOutputs(options: BuildOptions, root: string, config: SourceFile | undefined, discovery: Discovery): Promise<{ outputs: PrewarmOutputs; outDir: string; stage(): EarlyStage | undefined } | undefined> {
+async function earlyOutputs(options: BuildOptions, root: string, config: SourceFile | undefined, discovery: Discovery): Promise<{ outputs: PrewarmOutputs; outDir: string; stage(): EarlyStage | undefined; openStage(): EarlyStage | undefined } | undefined> {
   const settings = loadConfig(config).config;
   const outDir = path.resolve(root, options.out ?? settings.out ?? 'dist');
   const publishes = options.write !== false && !options.checkOutputs && (options.publishMode ?? 'swap') === 'swap' && !options.sign && !options.memoryCache;
@@ -409,7 +415,7 @@ async function earlyOutputs(options: BuildOptions, root: string, config: SourceF
       if (stage) stage.failed = true;
     },
   };
-  return { outputs, outDir, stage: () => stage };
+  return { outputs, outDir, stage: () => stage, openStage: () => (stage ??= usable ? openEarlyStage(outDir) : undefined) };
 }
 
 const DOMAINS_FOLDER = 'content/perception-domains/';
@@ -530,4 +536,9 @@ export async function verify(options: { root?: string; out?: string } = {}): Pro
   const outDir = path.resolve(root, options.out ?? config.out ?? 'dist');
   const result = await verifyManifest(outDir, path.relative(root, outDir) || '.');
   return { outDir, ...result };
+}
+
+/** The sha256 a published manifest lists for each output path. */
+function publishedSha256Of(manifest: PublishedManifest | undefined): (path: string) => string | undefined {
+  return (path) => manifest?.outputs.get(path)?.sha256;
 }

@@ -20,7 +20,7 @@ import { projectDomainIndex, type DomainIndex } from '../project/project-domain-
 import { fleetFields, projectFleetCard, type PublishedCard } from '../project/project-fleet-card.js';
 import { projectServiceClassIndex } from '../project/project-service-class-index.js';
 import { checkPageUrls } from '../render-pages/check-page-urls.js';
-import { renderPages } from '../render-pages/render-pages.js';
+import { renderPages, type PlacedPage } from '../render-pages/render-pages.js';
 import { bindSymbols } from '../resolve/bind.js';
 import { createDiagnostic, type DiagnosticSite } from '../diagnostics/create.js';
 import { isStructural } from '../diagnostics/catalogue.js';
@@ -69,6 +69,11 @@ export interface CompileInput {
    * hold megabytes of them until publishing: answers what stands for its bytes from then on.
    */
   stageOutput?: StageOutput;
+  /**
+   * The sha256 the output folder's manifest lists for a path, when the build read it: with `stageOutput`, each agent page
+   * this thread renders then goes into the stage as it is made, unless the folder holds it already, byte for byte.
+   */
+  publishedSha256?: (path: string) => string | undefined;
 }
 
 /** How far a build is: `done` of `total` items in a phase (`total` 0 when there is nothing to count). */
@@ -100,6 +105,8 @@ export interface CompileResult {
   configEntity: Entity | undefined;
   /** Source text by report path, for code frames. */
   sources: ReadonlyMap<string, string>;
+  /** Thousands of cards and pages were made on this thread (not recalled, not made by workers): what follows collects garbage as it goes. */
+  madeHere: boolean;
   /** Findings silenced by inline comments or the baseline. */
   suppressed: Diagnostic[];
   /** Input paths whose analysis came from the cache, so were not parsed. */
@@ -285,9 +292,21 @@ export function compile(input: CompileInput): CompileResult {
   requests.push({ path: SERVICE_CLASS_INDEX_PATH, ...fleetLevel(SERVICE_CLASS_INDEX_PATH, () => stableJsonChunks(projectServiceClassIndex(published.map((p) => ({ slug: p.slug, card: fleetFields(p) }))))), inputs: allAgentInputs });
   const blueprintOf = new Map([...publishedEntities].map((e) => [stringField(e.data, 'slug')!, e]));
   endPhase('project', `${published.length} card${published.length === 1 ? '' : 's'}, ${cardHits} from cache`);
-  // What projecting threw away (the fleet-level texts, written already) goes before the pages are rendered.
-  if (requests.length >= LARGE_BUILD) releaseMemory();
+  // What projecting threw away (the fleet-level texts, written already) goes before the pages are rendered. Thousands of
+  // cards made here (none recalled, none made by workers: a build from the cache under another `base_url`) leave
+  // garbage worth collecting whatever the heap's size, and as many pages to render.
+  const madeHere = published.length - cardHits >= LARGE_BUILD;
+  if (requests.length >= LARGE_BUILD) releaseMemory(madeHere);
   diagnostics.push(...settle([...publishedEntities].flatMap(checkPageUrls)));
+  // A build that will publish through a stage puts each agent page it renders there as it is made (a page the output
+  // folder holds already is rendered again only if its bytes are asked for): a build from the cache under another
+  // `base_url` renders thousands, and would otherwise hold them all until it publishes.
+  const publishedSha256 = input.publishedSha256;
+  const placePage =
+    stageOutput && publishedSha256 && !failing && input.keepPages !== true
+      ? (path: string, page: { text: string; sha256: string; render: () => string }): PlacedPage =>
+          publishedSha256(path) === page.sha256 ? { lazy: { sha256: page.sha256, size: Buffer.byteLength(page.text, 'utf8'), render: page.render } } : stageOutput(path, () => [page.text])
+      : undefined;
   const pages = renderPages({
     fleet: fleet.card,
     fleetName: fleetNameOf(config),
@@ -297,6 +316,7 @@ export function compile(input: CompileInput): CompileResult {
     reuse: input.keepPages === true,
     ...(input.cache ? { cache: input.cache } : {}),
     whole: fullEntity,
+    ...(placePage ? { place: placePage } : {}),
   });
   requests.push(...pages.map((r) => ('parts' in r ? { path: r.path, inputs: r.inputs, ...fleetLevel(r.path, r.parts) } : 'text' in r ? { path: r.path, inputs: r.inputs, ...encoded(r.text) } : r)));
   // Settings shape every output, so the config is an input of each.
@@ -305,7 +325,7 @@ export function compile(input: CompileInput): CompileResult {
   const inputs = [...content.filter((e) => e.data.visibility !== 'private'), ...ownSpecs, ...(configEntity ? [configEntity] : [])];
   endPhase('pages');
   // What projecting and rendering threw away goes before planning holds every output and writes the manifest.
-  if (requests.length >= LARGE_BUILD) releaseMemory();
+  if (requests.length >= LARGE_BUILD) releaseMemory(madeHere);
   const outputs = planOutputs(requests, inputs, registry.digest, stageOutput);
   endPhase('plan', `${outputs.length} output${outputs.length === 1 ? '' : 's'}`);
   // A file that does not parse or fit its schema was checked no further; one in content/ that could not be read as an
@@ -332,6 +352,7 @@ export function compile(input: CompileInput): CompileResult {
     bound,
     complete,
     unchecked,
+    madeHere,
   };
 }
 

@@ -28,12 +28,13 @@ let externalKept = 0;
  * Collects garbage now, between phases of a large build, so what one phase
  * threw away is freed before the next allocates: the peak resident size is
  * then close to what the build holds, not that plus the garbage V8 would let
- * grow first. A no-op for a heap too small to gain from it, and where the
- * collector cannot be reached.
+ * grow first. A no-op for a heap too small to gain from it (unless `force`:
+ * the phase made thousands of outputs on this thread, and left their garbage),
+ * and where the collector cannot be reached.
  */
-export function releaseMemory(): void {
+export function releaseMemory(force = false): void {
   const { used_heap_size: heap, external_memory: external } = getHeapStatistics();
-  if (heap < WORTH_COLLECTING && external - externalKept < EXTERNAL_WORTH_COLLECTING) return;
+  if (!force && heap < WORTH_COLLECTING && external - externalKept < EXTERNAL_WORTH_COLLECTING) return;
   if (collect === undefined) {
     try {
       setFlagsFromString('--expose-gc');

@@ -1,5 +1,6 @@
 import { recall, remember, type BuildCache } from '../cache/analysis-cache.js';
-import type { OutputRequest } from '../emit/plan-outputs.js';
+import type { LazyText, OutputRequest } from '../emit/plan-outputs.js';
+import type { SomeBytes } from '../model/deferred-bytes.js';
 import { sha256Hex } from '../model/digest.js';
 import type { Entity } from '../model/entity.js';
 import { stringField } from '../model/entity.js';
@@ -36,7 +37,15 @@ export interface PagesInput {
   cache?: BuildCache;
   /** A blueprint with all of its data, for rendering its page, when `agents` may hold only part of it; default: itself. */
   whole?: (blueprint: Entity) => Entity;
+  /**
+   * Where an agent page rendered now goes as soon as it is made, so that the build does not hold its bytes until it
+   * publishes: what stands for the page from then on, or undefined to keep its text.
+   */
+  place?: (path: string, page: { text: string; sha256: string; render: () => string }) => PlacedPage | undefined;
 }
+
+/** What stands for a page placed as it is made: its bytes written somewhere, or its hash and a way to render it again. */
+export type PlacedPage = { bytes: SomeBytes; sha256: string } | { lazy: LazyText };
 
 /**
  * Renders the human pages: the fleet at `index.html` and one page per agent at
@@ -82,7 +91,8 @@ export function renderPages(input: PagesInput): OutputRequest[] {
       agentPages.set(key, page);
     }
     if (cacheKey && !known) remember(input.cache, (c) => c.pages, cacheKey, { sha256: page.sha256, size: Buffer.byteLength(page.text, 'utf8') });
-    pages.push({ path, ...page, inputs });
+    const placed = rendered ? undefined : input.place?.(path, { ...page, render });
+    pages.push(placed ? { path, ...placed, inputs } : { path, ...page, inputs });
   }
   return pages;
 }
