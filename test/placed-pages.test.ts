@@ -60,7 +60,7 @@ describe('agent pages made on the main thread', () => {
     expect(failing.result.outputs.filter((o) => isAgentPage(o.path)).length).toBeGreaterThan(0);
   });
 
-  it('at 2,100 blueprints, from the cache under another base_url: the bytes of a build from scratch, and the pages that did not change stay the files they were', async () => {
+  it('at 2,100 blueprints, from the cache under another base_url: each changed page staged as it is made, the others left the files they were, and the bytes of a build from scratch', async () => {
     const root = makeTempDir();
     writeCorpus(root, generateCorpus({ n: 2100, domains: 40 }));
     expect(runCli(['build', '--root', root, '--jobs', '2']).status).toBe(0);
@@ -70,8 +70,17 @@ describe('agent pages made on the main thread', () => {
     const inodes = new Map([...before.keys()].filter(isAgentPage).map((file) => [file, inode(file)]));
     const config = path.join(root, 'knoc.config.yaml');
     writeFileSync(config, readFileSync(config, 'utf8').replace(/^base_url: .*$/m, 'base_url: https://agents.elsewhere.example'));
-    const recalled = runCli(['build', '--root', root, '--jobs', '2', '--verbose']);
+    // A build that fails after its pages went into the stage leaves dist/ as it was, and nothing beside it.
+    expect(runCli(['build', '--root', root, '--jobs', '2'], { KNOC_TEST_FAULT: 'build:1' }).status).toBe(2);
+    expectSameTree(snapshotTree(dist), before);
+    expect(readdirSync(root).filter((name) => name.startsWith('.knoc'))).toEqual([]);
+    const recalled = runCli(['build', '--root', root, '--jobs', '2', '--verbose'], { KNOC_TEST_FAULT: 'count' });
     expect(recalled.status).toBe(0);
+    // Each step that touches the file system, in order: the pages written into the stage before publishing takes the lock.
+    const steps = recalled.stderr.split('\n').flatMap((line) => /^knoc fault point \d+: (.*)$/.exec(line)?.[1] ?? []);
+    const lock = steps.findIndex((step) => step.startsWith('lock '));
+    expect(lock).toBeGreaterThan(0);
+    const stagedEarly = new Set(steps.slice(0, lock).flatMap((step) => /^write .*\/\.knoc-stage-dist-p\d+-[0-9a-f]{12}\/(agents\/[^/]+\/index\.html)$/.exec(step)?.[1] ?? []));
     // Every blueprint and domain recalled, the settings parsed; every card made again.
     expect(recalled.stderr).toMatch(/^ {2}parse +\d+ ms +1 parsed, \d+ from cache$/m);
     expect(recalled.stderr).toMatch(/^ {2}project +\d+ ms +\d+ cards, 0 from cache$/m);
@@ -83,9 +92,11 @@ describe('agent pages made on the main thread', () => {
     for (const [file, was] of inodes) {
       if (after.get(file)!.equals(before.get(file)!)) {
         expect(inode(file), file).toBe(was);
+        expect(stagedEarly.has(file), file).toBe(false);
         kept++;
       } else {
         expect(inode(file), file).not.toBe(was);
+        expect(stagedEarly.has(file), file).toBe(true);
         replaced++;
       }
     }

@@ -360,8 +360,17 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       durationMs: performance.now() - started,
     };
   } finally {
-    // Finished, or the build stopped first: nothing of it is left beside the cache file.
+    // Finished, or the build stopped first: nothing of it is left beside the cache file, nor beside the output folder (a
+    // stage a committed journal still names stays for the next build; one published is gone already).
     cacheFile?.discard();
+    const stage = early?.stage();
+    if (stage) {
+      try {
+        discardEarlyStage(stage);
+      } catch {
+        // A worker still writing into it: the next build that publishes there removes it (its process is gone by then).
+      }
+    }
   }
 }
 
