@@ -397,7 +397,8 @@ export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildR
 /**
  * When workers parse, they also project cards and render pages; for a build that will publish, each is
  * written to an early stage as it is made, unless the output folder holds it byte for byte already. The
- * stage is created only once workers start, beside the folder the settings name.
+ * stage is created once workers start, beside the folder the settings name, or by `openStage` for what
+ * the main thread makes in a build that started none.
  */
 async function earlyOutputs(options: BuildOptions, root: string, config: SourceFile | undefined, discovery: Discovery): Promise<{ outputs: PrewarmOutputs; outDir: string; stage(): EarlyStage | undefined; openStage(): EarlyStage | undefined } | undefined> {
   const settings = loadConfig(config).config;
