@@ -1,6 +1,5 @@
 import { recall, remember, type BuildCache } from '../cache/analysis-cache.js';
-import type { LazyText, OutputRequest } from '../emit/plan-outputs.js';
-import type { SomeBytes } from '../model/deferred-bytes.js';
+import type { LazyText, OutputRequest, StagedText } from '../emit/plan-outputs.js';
 import { sha256Hex } from '../model/digest.js';
 import type { Entity } from '../model/entity.js';
 import { stringField } from '../model/entity.js';
@@ -45,12 +44,12 @@ export interface PagesInput {
 }
 
 /** What stands for a page placed as it is made: its bytes written somewhere, or its hash and a way to render it again. */
-export type PlacedPage = { bytes: SomeBytes; sha256: string } | { lazy: LazyText };
+export type PlacedPage = StagedText | { lazy: LazyText };
 
 /**
  * Renders the human pages: the fleet at `index.html` and one page per agent at
  * `agents/<slug>/index.html`. Pure: data in, HTML text out, the same bytes for
- * the same data.
+ * the same data (what `place` does with a page is up to it).
  */
 export function renderPages(input: PagesInput): OutputRequest[] {
   const digest = templatesDigest();
