@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -359,9 +359,7 @@ export function readSourceSync(relative: string, absolute: string, origin: Sourc
     // Stamped before reading, from the open file: a change made while the file is read leaves a newer stamp than the one recorded.
     const stamp: FileStamp = { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
     if (info.size > limits.maxFileBytes) return { diagnostic: tooLarge(relative, info.size, limits) };
-    const bytes = readFileSync(fd);
-    // A file that grew between the stat and the read is held to the same limit.
-    if (bytes.length > limits.maxFileBytes) return { diagnostic: tooLarge(relative, bytes.length, limits) };
+    const bytes = readStatted(fd, info.size);
     const invalid = firstInvalidUtf8(bytes);
     if (invalid >= 0) return { diagnostic: createDiagnostic('KNO1015', { offset: invalid, byte: `0x${bytes[invalid]!.toString(16).padStart(2, '0')}` }, { file: relative, range: rangeAtByte(bytes, invalid) }) };
     // The hash covers the bytes as stored; the text drops a UTF-8 byte order mark so columns on line 1 stay right.
@@ -380,6 +378,24 @@ export function readSourceSync(relative: string, absolute: string, origin: Sourc
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Reads the `size` bytes the stat gave, in one `read` as a rule: no second stat
+ * (`readFileSync` makes one of its own). What the file holds past them (it grew
+ * after the stat) is not read, so the limit checked on `size` holds; its stamp,
+ * taken before, is then older than the file, and the next build reads it again.
+ * A file that shrank gives what it still holds.
+ */
+function readStatted(fd: number, size: number): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  while (at < size) {
+    const read = readSync(fd, bytes, at, size - at, null);
+    if (read === 0) return bytes.subarray(0, at);
+    at += read;
+  }
+  return bytes;
 }
 
 /**

@@ -109,8 +109,8 @@ export interface BuildResult extends CompileResult {
   baselineWritten?: string;
   /** How many entries of the previous baseline that update kept because this build could not check them (unset when none). */
   baselineKept?: number;
-  /** Why each output was rewritten and which inputs were parsed. */
-  explanation: RebuildExplanation;
+  /** Why each output was rewritten and which inputs were parsed; made when first read (`--explain`), not by every build. */
+  readonly explanation: RebuildExplanation;
   /** Why the persistent cache was not used, when it was not. */
   cacheMiss?: CacheMiss;
   /** The sources this build read, for a watcher to update incrementally. */
@@ -341,6 +341,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       }
     }
     await preparing;
+    let explained: RebuildExplanation | undefined;
     return {
       ...result,
       diagnostics,
@@ -352,7 +353,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       failed,
       ...(stopped ? { stopped: true as const } : {}),
       discovery,
-      explanation: explainRebuild(result.outputs, inputHashes(discovery, config), result.cacheHits, previous, written),
+      get explanation(): RebuildExplanation {
+        return (explained ??= explainRebuild(result.outputs, inputHashes(discovery, config), result.cacheHits, previous, written));
+      },
       ...(loaded?.miss ? { cacheMiss: loaded.miss } : {}),
       errorCount: diagnostics.filter((d) => d.severity === 'error').length,
       warningCount: diagnostics.filter((d) => d.severity === 'warning').length,
