@@ -18,6 +18,14 @@ export function knocBuildId(): string {
 
 let buildId: string | undefined;
 
+/**
+ * Takes the build id the thread that started this one computed (a worker
+ * thread runs the same modules in the same process), sparing it the reads.
+ */
+export function adoptBuildId(id: string): void {
+  buildId ??= id;
+}
+
 function computeBuildId(): string {
   const hash = createHash('sha256').update(KNOC_VERSION);
   eachModule((name, file) => hash.update(name).update(readFileSync(file)));

@@ -5,6 +5,7 @@ import type { CacheEntry } from '../cache/cache-file.js';
 import type { Entity } from '../model/entity.js';
 import type { FileStamp } from '../model/file-stamp.js';
 import type { SourceFile } from '../model/source-file.js';
+import { adoptBuildId } from '../model/version.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { readUnread, type UnreadSource } from '../discover/discover.js';
 import { holdsBytes } from '../discover/read-given-file.js';
@@ -15,9 +16,10 @@ import { agentOutputs, type AgentOutputContext, type AgentOutputs } from './agen
 import { analyzeSource, entityFrom } from './analyze-source.js';
 import { coreData } from './entity-core.js';
 
-/** What the main thread sends each worker once: the spec entities, so it compiles the same schemas. */
+/** What the main thread sends each worker once: the spec entities, so it compiles the same schemas, and knoc's build id (`knocBuildId`). */
 export interface WorkerSetup {
   specs: { source: SourceFile; data: Entity['data']; digest: string }[];
+  buildId: string;
 }
 
 /**
@@ -75,6 +77,7 @@ export interface WorkerReply {
 
 // Runs in a worker thread: compile the schema set once, then analyse every batch of files sent.
 const setup = workerData as WorkerSetup;
+adoptBuildId(setup.buildId);
 const specs: Entity[] = setup.specs.map(({ source, data, digest }) => entityFrom(source, data, digest));
 const { registry } = createSpecRegistry(specs);
 let context: { value: AgentOutputContext; titles: Map<string, string> } | undefined;

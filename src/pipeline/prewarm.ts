@@ -9,6 +9,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { UnreadSource } from '../discover/discover.js';
 import { releaseText, sourceOnDisk, type SourceFile } from '../model/source-file.js';
 import { markPartial } from '../model/partial-data.js';
+import { knocBuildId } from '../model/version.js';
 import type { AgentOutputContext } from './agent-outputs.js';
 import type { WorkerBatch, WorkerOutputs, WorkerReply, WorkerSetup } from './analyze-worker.js';
 
@@ -179,7 +180,7 @@ export function workerCount(jobs: number, files: number): number {
  * prewarmCache() then takes them (and stops them, whatever happens).
  */
 export function startWorkers(specs: readonly Entity[], count: number): Worker[] {
-  const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })) };
+  const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })), buildId: knocBuildId() };
   return Array.from({ length: count }, () => new Worker(workerUrl, { workerData: setup, resourceLimits: WORKER_LIMITS }));
 }
 
