@@ -5,6 +5,7 @@ import canonicalize from 'canonicalize';
 import { canonicalJson, digestOf } from '../src/model/digest.js';
 import { parseFile } from '../src/parse/parse-file.js';
 import { editDistance, suggestClosest, suggestOnly } from '../src/diagnostics/suggest.js';
+import { unsafeName } from '../src/discover/source-bounds.js';
 
 const source = (text: string) => ({ path: 'content/x.kno', absolutePath: '/x.kno', text, sha256: '', origin: 'content' as const });
 
@@ -108,5 +109,40 @@ describe('canonical JSON', () => {
       expect(() => canonicalize(value)).toThrow();
       expect(() => canonicalJson(value)).toThrow();
     }
+  });
+});
+
+/** What `unsafeName` says of a path, name by name: the checks as they read for one name, with no look at the whole path first. */
+function unsafeNameByNames(relative: string): string | undefined {
+  const names = relative.split('/');
+  if (names.length > 33) return `is nested ${names.length - 1} folders deep, more than 32`;
+  for (const name of names) {
+    if (Buffer.byteLength(name) > 255) return 'has a name longer than 255 bytes, more than file systems allow';
+    if (name.includes('\uFFFD')) return 'is not valid UTF-8';
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'holds a control character';
+    const reserved = /[<>:"|?*\\]/.exec(name);
+    if (reserved) return `holds \`${reserved[0]}\`, which Windows does not allow in names`;
+    if (/^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\.|$)/i.test(name)) return `uses \`${name.split('.')[0]}\`, a name Windows reserves for a device`;
+    if (/[. ]$/.test(name)) return 'has a name ending in a dot or a space, which Windows drops';
+  }
+  return undefined;
+}
+
+describe('source path names', () => {
+  // Names built from pieces that trip each check alone or together: device names with and without extensions, dots and
+  // spaces at either end, reserved and control characters, empty names (`a//b`), long and deep paths.
+  const piece = fc.constantFrom('content', 'con', 'CON', 'Con.kno', 'console', 'com1', 'COM¹', 'com', 'lpt9.x', 'lptx', 'conin$', 'aux', 'nul.', 'a', 'b.kno', '.', ' ', '..', 'x y', ':', '*', '\\', '\u0007', '\u009b', '\uFFFD', 'é', '😀', '', 'team-42', 'z'.repeat(90));
+  const name = fc.array(piece, { minLength: 0, maxLength: 4 }).map((parts) => parts.join(''));
+  const relative = fc.oneof(fc.array(name, { minLength: 1, maxLength: 6 }), fc.array(name, { minLength: 1, maxLength: 40 })).map((names) => names.join('/'));
+
+  it('unsafeName finds in a whole path just what the checks of each name find', () => {
+    fc.assert(
+      fc.property(relative, (p) => {
+        expect(unsafeName(p)).toBe(unsafeNameByNames(p));
+      }),
+      { numRuns: 5000 },
+    );
+    for (const p of ['/'.repeat(40), 'content/a.kno', 'content/con/x.kno', 'content/x/lpt1', '', 'a//b', `${'a/'.repeat(33)}a`, `${'a/'.repeat(32)}a`, 'content/x.kno ']) expect(unsafeName(p)).toBe(unsafeNameByNames(p));
   });
 });

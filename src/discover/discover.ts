@@ -132,7 +132,7 @@ export async function listSources(root: string, limits: ParseLimits = DEFAULT_LI
   // A name that would rewrite a report or cannot be checked out everywhere is reported, and its file not read.
   const twins = caseTwins(sortPaths([...new Set([...contentPaths, ...specPaths].flatMap(prefixes))]));
   const safe = (relative: string): boolean => {
-    const twin = prefixes(relative).find((p) => twins.has(p));
+    const twin = twins.size === 0 ? undefined : prefixes(relative).find((p) => twins.has(p));
     const why = unsafeName(relative) ?? (twin ? `\`${twin}\` differs only in case from \`${twins.get(twin)}\`` : undefined);
     if (why === undefined) return true;
     diagnostics.push(createDiagnostic('KNO1019', { detail: twin && !unsafeName(relative) ? why : `\`${relative}\` ${why}` }, { file: relative, range: FILE_START }));
@@ -193,8 +193,10 @@ export function withReads(discovery: Discovery, read: ReadonlyMap<string, { sour
 
 /** `a`, `a/b`, `a/b/c.kno` for `a/b/c.kno`. */
 function prefixes(relative: string): string[] {
-  const parts = relative.split('/');
-  return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+  const found: string[] = [];
+  for (let at = relative.indexOf('/'); at !== -1; at = relative.indexOf('/', at + 1)) found.push(relative.slice(0, at));
+  found.push(relative);
+  return found;
 }
 
 /** An entry a folder walk found: its folder, its name, and whether it is a folder (a symbolic link is not). */
@@ -211,13 +213,31 @@ interface WalkedEntry {
  */
 function matching(root: string, entries: ReadonlyMap<string, readonly WalkedEntry[]>, top: string, deep: boolean): string[] {
   const found: string[] = [];
-  for (const entry of entries.get(path.join(root, top)) ?? []) {
-    const relative = path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
-    const below = relative.slice(top.length + 1).split('/');
-    if ((!deep && below.length > 1) || below.some((part) => part.startsWith('.'))) continue;
+  const folder = path.join(root, top);
+  for (const entry of entries.get(folder) ?? []) {
+    const relative = relativeTo(root, folder, top, entry);
+    // Below `top/`: deeper than one name only for `top/**`, and no name starting with a dot.
+    const below = relative.slice(top.length + 1);
+    if ((!deep && below.includes('/')) || below.startsWith('.') || below.includes('/.')) continue;
     found.push(entry.isDirectory() ? `${relative}/` : relative);
   }
   return found;
+}
+
+/**
+ * An entry's path relative to the root, `/`-separated, for an entry the walk of
+ * `folder` (the root's `top`) found. The walk names each entry's folder by
+ * joining names onto `folder`, so the path is a slice of that, not a
+ * `path.relative` (10,000 of these are on a cold build's way to its first parse).
+ */
+function relativeTo(root: string, folder: string, top: string, entry: WalkedEntry): string {
+  const parent = entry.parentPath;
+  if (parent === folder) return `${top}/${entry.name}`;
+  if (parent.startsWith(folder) && parent[folder.length] === path.sep) {
+    const between = parent.slice(folder.length + 1);
+    return `${top}/${path.sep === '/' ? between : between.split(path.sep).join('/')}/${entry.name}`;
+  }
+  return path.relative(root, path.join(parent, entry.name)).split(path.sep).join('/');
 }
 
 /**

@@ -99,6 +99,9 @@ const DEVICE_NAME = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|con
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const WINDOWS_RESERVED = /[<>:"|?*\\]/;
+/** Anything in a path that makes one of its names unsafe, as the checks below find it in a name, over the whole path at once. */
+// eslint-disable-next-line no-control-regex
+const SUSPECT = /[\u0000-\u001f\u007f-\u009f<>:"|?*\\\uFFFD]|[. ](\/|$)|(^|\/)(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\.|\/|$)|(^|\/)(\/|$)/i;
 /** Names in a source path at most: `content/` and 31 folders below it, then the file. */
 const MAX_PATH_DEPTH = 33;
 
@@ -111,6 +114,8 @@ const MAX_PATH_DEPTH = 33;
  * past 255 bytes, and no more than 32 folders deep.
  */
 export function unsafeName(relative: string): string | undefined {
+  // Most paths are plainly safe, whole: in 65 characters no name can pass 255 bytes, nor more than 33 names fit (none empty).
+  if (relative.length <= 65 && !SUSPECT.test(relative)) return undefined;
   const names = relative.split('/');
   if (names.length > MAX_PATH_DEPTH) return `is nested ${names.length - 1} folders deep, more than ${MAX_PATH_DEPTH - 1}`;
   for (const name of names) {
