@@ -95,13 +95,17 @@ function separators(text: string, stop: number): number {
 }
 
 // Names Windows reserves for devices, in any case and with any extension: such a file cannot be checked out there.
-const DEVICE_NAME = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\.|$)/i;
+const DEVICE_NAMES = 'con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\\$|conout\\$';
+const DEVICE_NAME = new RegExp(`^(${DEVICE_NAMES})(\\.|$)`, 'i');
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const WINDOWS_RESERVED = /[<>:"|?*\\]/;
-/** Anything in a path that makes one of its names unsafe, as the checks below find it in a name, over the whole path at once. */
-// eslint-disable-next-line no-control-regex
-const SUSPECT = /[\u0000-\u001f\u007f-\u009f<>:"|?*\\\uFFFD]|[. ](\/|$)|(^|\/)(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\.|\/|$)|(^|\/)(\/|$)/i;
+/**
+ * Anything in a path that makes one of its names unsafe, as the checks below
+ * find it in a name, over the whole path at once: their characters, a name
+ * ending in a dot or a space, a device's name, an empty name.
+ */
+const SUSPECT = new RegExp(`[${CONTROL.source.slice(1, -1)}${WINDOWS_RESERVED.source.slice(1, -1)}\\uFFFD]|[. ](/|$)|(^|/)(${DEVICE_NAMES})(\\.|/|$)|(^|/)(/|$)`, 'i');
 /** Names in a source path at most: `content/` and 31 folders below it, then the file. */
 const MAX_PATH_DEPTH = 33;
 
