@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateCorpus, writeCorpus } from '../bench/generate.js';
@@ -188,6 +188,64 @@ describe('a build in worker threads beside the folder it publishes', () => {
     for (const card of cards) expect(renamed.get(card)!.ino, card).toBe(after.get(card)!.ino);
     for (const page of pages) expect(renamed.get(page)!.ino, page).not.toBe(after.get(page)!.ino);
     expect(readdirSync(root).filter((e) => e.startsWith('.knoc-'))).toEqual([]);
+  }, 120_000);
+
+  it('proves the files it found in place by their stamps: one edited after the workers compared it is read again and repaired, and the next build trusts what it recorded', async () => {
+    const root = emptyRepo();
+    writeCorpus(root, generateCorpus({ n: 220, domains: 30 }));
+    const knoc = path.join(import.meta.dirname, '../bin/knoc.js');
+    const withCache = (...extra: string[]) => spawnSync(process.execPath, [knoc, 'build', '--root', root, '--jobs', '2', ...extra], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const first = withCache();
+    expect(first.status, first.stderr).toBe(0);
+    const serial = await build({ root, out: 'dist-serial', jobs: 1, cacheDir: false });
+    expect(serial.diagnostics).toEqual([]);
+    const files = [...inodes(path.join(root, 'dist')).keys()].sort();
+    const [page, other] = files.filter((f) => f.startsWith('agents/') && f.endsWith('/index.html'));
+    const [card, linked] = files.filter((f) => f.startsWith('agents/') && f.endsWith('/agent-card.json'));
+    // A card's times made whole seconds in the past, which utimes can put back exactly after an edit (below).
+    const past = Math.floor(Date.now() / 1000) - 60;
+    utimesSync(path.join(root, 'dist', card!), past, past);
+    const cache = path.join(root, 'node_modules/.cache/knoc');
+    // Without the cache there is no stat index: what the workers find in place is all a publish may trust without reading.
+    rmSync(cache, { recursive: true });
+    const again = withCache();
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toContain('wrote dist/ (0 changed');
+    // The stamps it recorded for them answer the next build, and a page edited since (its size kept) is seen.
+    expect(withCache('--explain').stderr).toContain('Up to date:');
+    writeFileSync(path.join(root, 'dist', other!), readFileSync(path.join(root, 'dist', other!), 'utf8').replace('<title>', '<TITLE>'));
+    const repaired = withCache('--explain');
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(repaired.stderr).not.toContain('Up to date:');
+    expect(repaired.stderr).toContain('wrote dist/ (1 changed');
+    expect(tree(root, 'dist')).toEqual(tree(root, 'dist-serial'));
+
+    rmSync(cache, { recursive: true });
+    const child = spawn(process.execPath, [knoc, 'build', '--root', root, '--jobs', '2'], { env: { ...process.env, NO_COLOR: '1', KNOC_TEST_FAULT: 'build:1:hold=3000' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+        if (stderr.includes('held before publishing')) resolve();
+      });
+      child.once('exit', () => reject(new Error(`the build ended before publishing: ${stderr}`)));
+    });
+    // Every card and page was compared already, and found in place: nothing was staged.
+    const [stage] = readdirSync(root).filter((e) => e.startsWith('.knoc-stage-dist-p'));
+    expect(existsSync(path.join(root, stage!, 'agents'))).toBe(false);
+    // Edited now, each keeping its size: a page, a card whose modification time is put back, a card made a link to a copy of itself.
+    writeFileSync(path.join(root, 'dist', page!), readFileSync(path.join(root, 'dist', page!), 'utf8').replace('<title>', '<TITLE>'));
+    writeFileSync(path.join(root, 'dist', card!), readFileSync(path.join(root, 'dist', card!), 'utf8').replace('"', "'"));
+    utimesSync(path.join(root, 'dist', card!), past, past);
+    expect(lstatSync(path.join(root, 'dist', card!)).mtimeMs).toBe(past * 1000);
+    writeFileSync(path.join(root, 'copy.json'), readFileSync(path.join(root, 'dist', linked!)));
+    rmSync(path.join(root, 'dist', linked!));
+    symlinkSync(path.join(root, 'copy.json'), path.join(root, 'dist', linked!));
+    expect(await exited, stderr).toBe(0);
+    expect(stderr).toContain('wrote dist/ (3 changed');
+    expect(tree(root, 'dist')).toEqual(tree(root, 'dist-serial'));
+    expect(lstatSync(path.join(root, 'dist', linked!)).isFile()).toBe(true);
   }, 120_000);
 });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
+import { stampFrom, type FileStamp } from '../model/file-stamp.js';
 import { DEFAULT_LIMITS } from '../model/limits.js';
 import { formatBytesOver } from '../model/format-bytes.js';
 import { firstInvalidUtf8, rangeAtByte } from './invalid-utf8.js';
@@ -67,24 +68,25 @@ export function hashRegularFile(file: string, maxBytes: number, options: { follo
 }
 
 /**
- * Whether `file` is a regular file holding exactly `bytes`, compared a chunk at
- * a time, so that comparing thousands of files allocates nothing; with the same
- * refusals as readRegularFile (any of which is a no).
+ * The stamp of `file` when it is a regular file holding exactly `bytes`
+ * (taken from the open file before it is read), else undefined; compared a
+ * chunk at a time, so that comparing thousands of files allocates nothing;
+ * with the same refusals as readRegularFile (any of which is a no).
  */
-export function holdsBytes(file: string, bytes: Uint8Array, options: { follow?: boolean } = {}): boolean {
-  const found = withRegularFile(file, options, (fd, size) => {
-    if (size !== bytes.byteLength) return false;
+export function holdsBytes(file: string, bytes: Uint8Array, options: { follow?: boolean } = {}): FileStamp | undefined {
+  const found = withRegularFile(file, options, (fd, size, info) => {
+    if (size !== bytes.byteLength) return undefined;
     let done = 0;
     for (let read; (read = readSync(fd, HASH_CHUNK, 0, HASH_CHUNK.length, null)) > 0; done += read) {
-      if (done + read > bytes.byteLength || !HASH_CHUNK.subarray(0, read).equals(bytes.subarray(done, done + read))) return false;
+      if (done + read > bytes.byteLength || !HASH_CHUNK.subarray(0, read).equals(bytes.subarray(done, done + read))) return undefined;
     }
-    return done === bytes.byteLength;
+    return done === bytes.byteLength ? stampFrom(info) : undefined;
   });
-  return found === true;
+  return found && !('error' in found) ? found : undefined;
 }
 
 /** Runs `use` on a regular file opened for reading and its size from fstat, or says why the file is not one. */
-function withRegularFile<T>(file: string, options: { follow?: boolean }, use: (fd: number, size: number) => T | { error: string }): T | { error: string } {
+function withRegularFile<T>(file: string, options: { follow?: boolean }, use: (fd: number, size: number, info: Stats) => T | { error: string }): T | { error: string } {
   let fd: number;
   try {
     fd = openSync(file, options.follow === false ? OPEN_FLAGS | (constants.O_NOFOLLOW ?? 0) : OPEN_FLAGS);
@@ -95,7 +97,7 @@ function withRegularFile<T>(file: string, options: { follow?: boolean }, use: (f
     const info = fstatSync(fd);
     if (info.isDirectory()) return { error: 'it is a folder' };
     if (!info.isFile()) return { error: `it is ${info.isFIFO() ? 'a named pipe' : info.isSocket() ? 'a socket' : 'a device'}, not a regular file` };
-    return use(fd, info.size);
+    return use(fd, info.size, info);
   } catch (error) {
     return { error: describeOpenError(error, false) };
   } finally {

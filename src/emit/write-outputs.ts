@@ -11,6 +11,7 @@ import type { PlannedOutput } from './plan-outputs.js';
 import type { DeferredBytes, SomeBytes } from '../model/deferred-bytes.js';
 import { makeDirectorySync } from '../model/make-directory.js';
 import { hashRegularFile } from '../discover/read-given-file.js';
+import { InPlaceFiles } from './in-place-files.js';
 
 /** What a publish did to the output folder. */
 export interface WriteReport {
@@ -19,6 +20,11 @@ export interface WriteReport {
   removed: string[];
   /** When every file was written into a new folder by this build: each one's stamp, taken as it was written (renaming the folder into place leaves them as they are). */
   stamps?: ReadonlyMap<string, FileStamp>;
+}
+
+/** The sha256 of each file of the output folder known not to have changed since it was published or compared, by path; undefined for any other. */
+export interface IntactFiles {
+  get(relative: string): string | undefined;
 }
 
 const STAGE = '.knoc-stage-';
@@ -37,7 +43,7 @@ export async function writeOutputs(
   outputs: readonly PlannedOutput[],
   published?: ReadonlyMap<string, string>,
   mode: 'swap' | 'in-place' = 'swap',
-  intact?: ReadonlyMap<string, string>,
+  intact?: IntactFiles,
   early?: EarlyStage,
   wait?: LockWait,
 ): Promise<WriteReport> {
@@ -236,11 +242,10 @@ function isAlive(pid: number): boolean {
 /**
  * Publishes a complete tree. A small change (a few files written or removed
  * in a large tree) goes through a journal; anything else is staged whole and
- * swapped in. `intact` maps the files whose stamps
- * prove them untouched since they were published to their sha256: those are
- * not read again.
+ * swapped in. `intact` gives the sha256 of each file whose stamp proves it
+ * untouched since it was published or compared: those are not read again.
  */
-async function publish(outDir: string, outputs: readonly PlannedOutput[], intact?: ReadonlyMap<string, string>, early?: EarlyStage): Promise<WriteReport> {
+async function publish(outDir: string, outputs: readonly PlannedOutput[], intact?: IntactFiles, early?: EarlyStage): Promise<WriteReport> {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   await recoverJournal(outDir);
@@ -323,6 +328,10 @@ export interface EarlyStage {
   readFromStage?: Set<string>;
   /** Set when a committed journal that could not be finished names the stage: it stays for the next build to complete. */
   kept?: boolean;
+  /** The files the workers found the output folder holding byte for byte, with their stamps as compared. */
+  readonly inPlace: InPlaceFiles;
+  /** The stage folder's modification time as it was created, before any worker compared a file. */
+  readonly openedMs: number;
 }
 
 /** `p<pid>-<random>`: the suffix of a stage written during a build, which names the process that owns it. */
@@ -332,13 +341,15 @@ const EARLY_SUFFIX = /^p(\d+)-[0-9a-f]{12}$/;
 export function openEarlyStage(outDir: string): EarlyStage | undefined {
   // eslint-disable-next-line no-restricted-globals
   const dir = path.join(path.dirname(outDir), `${STAGE}${path.basename(outDir)}-p${process.pid}-${randomBytes(6).toString('hex')}`);
+  let openedMs: number;
   try {
     faultPoint('mkdir', dir);
     makeDirectorySync(dir);
+    openedMs = lstatSync(dir).mtimeMs;
   } catch {
     return undefined;
   }
-  return { dir, files: new Map(), stamps: new Map(), dirs: new Set([dir]), failed: false };
+  return { dir, files: new Map(), stamps: new Map(), dirs: new Set([dir]), failed: false, inPlace: new InPlaceFiles(openedMs), openedMs };
 }
 
 /**

@@ -46,6 +46,8 @@ export interface WorkerOutputs {
   cardPath: string;
   pagePath: string;
   staged?: { card?: FileStamp; page?: FileStamp };
+  /** Each of the two the output folder was found to hold byte for byte: the file's stamp, taken as it was compared. */
+  inPlace?: { card?: FileStamp; page?: FileStamp };
 }
 
 /** What a worker found reading a file it was sent unread: the source's hash, stamp and whether it may hold a suppression comment, or why it cannot be read. */
@@ -88,15 +90,18 @@ let summarize: WorkerBatch['summarize'];
 
 /**
  * Writes one agent's card and page into the early stage, giving their stamps,
- * except one the output folder holds byte for byte already; undefined, and no
- * more writes, once one fails.
+ * except one the output folder holds byte for byte already, whose stamp there
+ * is given instead (`inPlace`); undefined, and no more writes, once one fails.
  */
-function stage(made: AgentOutputs): WorkerOutputs['staged'] {
+function stage(made: AgentOutputs): Pick<WorkerOutputs, 'staged' | 'inPlace'> | undefined {
   if (!write || stageFailed) return undefined;
   try {
-    const card = published(made.card.path, made.card.value.bytes) ? undefined : write(made.card.path, made.card.value.bytes);
-    const page = published(made.page.path, made.page.bytes) ? undefined : write(made.page.path, made.page.bytes);
-    return { ...(card ? { card } : {}), ...(page ? { page } : {}) };
+    const cardThere = published(made.card.path, made.card.value.bytes);
+    const pageThere = published(made.page.path, made.page.bytes);
+    const card = cardThere ? undefined : write(made.card.path, made.card.value.bytes);
+    const page = pageThere ? undefined : write(made.page.path, made.page.bytes);
+    const staged = { ...(card ? { card } : {}), ...(page ? { page } : {}) };
+    return cardThere || pageThere ? { staged, inPlace: { ...(cardThere ? { card: cardThere } : {}), ...(pageThere ? { page: pageThere } : {}) } } : { staged };
   } catch {
     stageFailed = true;
     return undefined;
@@ -104,13 +109,14 @@ function stage(made: AgentOutputs): WorkerOutputs['staged'] {
 }
 
 /**
- * Whether the output folder the last build published holds these bytes at
- * `relative`, as a regular file (read only when the size matches; what cannot
- * be read is not the same). The publish checks every file again, under its
- * lock: this only spares staging what is in place already.
+ * The stamp of the file at `relative` in the output folder the last build
+ * published, when it holds these bytes, as a regular file (read only when the
+ * size matches; what cannot be read is not the same). The publish proves it
+ * again by this stamp, or reads it again: this only spares staging what is in
+ * place already.
  */
-function published(relative: string, bytes: Uint8Array): boolean {
-  return publishedDir !== undefined && holdsBytes(confined(publishedDir, relative), bytes, { follow: false });
+function published(relative: string, bytes: Uint8Array): FileStamp | undefined {
+  return publishedDir === undefined ? undefined : holdsBytes(confined(publishedDir, relative), bytes, { follow: false });
 }
 
 // Results come back in the order the files were sent; the main thread keys them.
@@ -140,13 +146,13 @@ parentPort?.on('message', (batch: WorkerBatch) => {
     const key = analysisKey(source, registry.digest);
     entries.push(['a', key, analysis]);
     const made = context && entity ? agentOutputs(entity, analysis.diagnostics, context.value, context.titles) : undefined;
-    const staged = made && stage(made);
-    const brief = (summarize === 'made' ? made : staged) && analysis.data;
+    const found = made && stage(made);
+    const brief = (summarize === 'made' ? made : found) && analysis.data;
     summary.push(['a', key, brief ? { ...analysis, data: coreData(brief) } : analysis]);
     if (!made) return null;
     entries.push(['c', made.card.key, made.card.value], ['p', made.page.key, made.page.value]);
     summary.push(['c', made.card.key, made.card.value], ['p', made.page.key, made.page.value]);
-    return { cardPath: made.card.path, pagePath: made.page.path, ...(staged ? { staged } : {}) };
+    return { cardPath: made.card.path, pagePath: made.page.path, ...found };
   });
   const record = serialize(entries);
   const brief = summarize ? serialize(summary) : undefined;

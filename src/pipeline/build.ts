@@ -20,7 +20,7 @@ import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
 import { lockWaitOf, type LockWaitNotice } from './lock-wait.js';
 import { buildFaultPoint } from '../emit/fault-hook.js';
-import { discardEarlyStage, holdStagedOutputs, openEarlyStage, pendingJournal, recordStaged, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
+import { confined, discardEarlyStage, holdStagedOutputs, openEarlyStage, pendingJournal, recordStaged, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline, parseBaseline, updateBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, parseSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
@@ -295,7 +295,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       try {
         options.onProgress?.({ phase: 'write', done: 0, total: 0 });
         phaseStart = performance.now();
-        const intact = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
+        const indexed = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
+        // Then what the workers found in place and is still as they found it (all there is after the cache was removed).
+        const inPlace = indexed && stage && stage.inPlace.size > 0 && stage.inPlace.prove((relative) => confined(outDir, relative)) > 0 ? stage.inPlace : undefined;
+        const intact = indexed && inPlace ? { get: (file: string) => indexed.get(file) ?? inPlace.provenSha256(file) } : indexed;
         written = await writeOutputs(outDir, result.outputs, options.publishMode === 'in-place' && previous ? new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])) : undefined, options.publishMode, intact, stage, lockWaitOf(options, root, outDir));
       } catch (error) {
         // A committed journal left beside the folder means it is part new, part previous: said so, whatever the error.
@@ -329,7 +332,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
           baseline: { path: path.resolve(root, baselinePath), stamp: baselineStamp, ...(baselineText !== undefined ? { sha256: sha256Hex(baselineText) } : {}) },
           outDir,
           outputs: result.outputs,
-          ...(written.stamps ? { outputStamps: written.stamps } : {}),
+          // Files found in place keep the stamps they were proven by, when the publish left them be.
+          ...(written.stamps ? { outputStamps: written.stamps } : stage && untouched(written) ? { outputStamps: { get: (file: string) => stage.inPlace.provenStamp(file) } } : {}),
           diagnostics,
           suppressed: result.suppressed.length,
           agentCount: result.agentCount,
@@ -392,6 +396,11 @@ function stateFor<T>(make: () => T | undefined): { state?: T } {
   }
 }
 
+/** Whether a publish left the output folder as it found it. */
+function untouched(report: WriteReport): boolean {
+  return report.written.length === 0 && report.removed.length === 0 && !report.stamps;
+}
+
 /** Everything a build does except publishing. */
 export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildResult> {
   return build({ ...options, write: false });
@@ -423,6 +432,7 @@ async function earlyOutputs(options: BuildOptions, root: string, config: SourceF
     onStaged: (file, sha256, stamp) => {
       if (stage) recordStaged(stage, file, sha256, stamp);
     },
+    onInPlace: (file, sha256, stamp) => stage?.inPlace.record(file, sha256, stamp),
     // Not removed yet: the other workers may still be writing into it. The build removes it once they are done.
     onStageFailed: () => {
       if (stage) stage.failed = true;

@@ -29,6 +29,8 @@ export interface PrewarmOutputs {
   publishedDir?(): string | undefined;
   /** Told each card and page a worker wrote into the early stage, with its sha256 and its stamp as written. */
   onStaged?(path: string, sha256: string, stamp: FileStamp): void;
+  /** Told each card and page a worker found the output folder holding byte for byte, with its sha256 and the file's stamp as compared. */
+  onInPlace?(path: string, sha256: string, stamp: FileStamp): void;
   /** Told when a worker could not write into the early stage: it will not be published. */
   onStageFailed?(): void;
 }
@@ -147,6 +149,9 @@ export async function prewarmCache(
       const { staged } = one.where;
       if (staged?.card) outputs?.onStaged?.(one.where.cardPath, card.sha256, staged.card);
       if (staged?.page) outputs?.onStaged?.(one.where.pagePath, page.sha256, staged.page);
+      const { inPlace } = one.where;
+      if (inPlace?.card) outputs?.onInPlace?.(one.where.cardPath, card.sha256, inPlace.card);
+      if (inPlace?.page) outputs?.onInPlace?.(one.where.pagePath, page.sha256, inPlace.page);
     }
     onProgress?.((done += sent.length));
   };

@@ -165,8 +165,8 @@ export interface RecordInput {
   baseline: { path: string; stamp: FileStamp | null; sha256?: string };
   outDir: string;
   outputs: readonly { path: string; sha256: string }[];
-  /** Stamps taken as outputs were written, by path in the output folder; the others are taken now. */
-  outputStamps?: ReadonlyMap<string, FileStamp>;
+  /** Stamps taken as outputs were written (or proven unchanged), by path in the output folder; the others are taken now. */
+  outputStamps?: { get(path: string): FileStamp | undefined };
   diagnostics: Diagnostic[];
   suppressed: number;
   agentCount: number;
