@@ -187,6 +187,24 @@ describe('a publish that fails after its journal is committed', () => {
     expect(runCli(['verify', '--root', root]).status).toBe(0);
     expect(readFileSync(card(root), 'utf8')).toContain('(committed)');
   }, 120_000);
+
+  it('completed by a full build of the sources as they were before, which publishes their bytes: a file the workers found in place is proven after the journal is completed, not before', () => {
+    const args = ['--no-cache', '--jobs', '2'];
+    const { root, step } = editedRepo(args);
+    const run = runCli(['build', '--root', root, ...args], { KNOC_TEST_FAULT: `${step}+:ENOSPC` });
+    expect(run.status, run.stderr).toBe(1);
+    expect(leftovers(root)).toContain('.knoc-journal-dist');
+    // The edit undone: of the blueprint's two files, the one the journal has not moved yet is in place for the workers, until the journal moves it.
+    writeFileSync(edited(root), readFileSync(edited(root), 'utf8').replace(' (committed)', ''));
+    const next = runCli(['build', '--root', root, ...args]);
+    expect(next.status, next.stderr).toBe(0);
+    expect(leftovers(root)).toEqual([]);
+    const tree = snapshotTree(path.join(root, 'dist'));
+    const expected = freshTree(root);
+    expect([...tree.keys()]).toEqual([...expected.keys()]);
+    for (const [file, bytes] of expected) expect(tree.get(file)!.equals(bytes), file).toBe(true);
+    expect(readFileSync(card(root), 'utf8')).not.toContain('(committed)');
+  }, 120_000);
 });
 
 describe('recovery files knoc did not write', () => {

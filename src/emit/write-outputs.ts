@@ -43,7 +43,7 @@ export async function writeOutputs(
   outputs: readonly PlannedOutput[],
   published?: ReadonlyMap<string, string>,
   mode: 'swap' | 'in-place' = 'swap',
-  intact?: IntactFiles,
+  intact?: () => IntactFiles | undefined,
   early?: EarlyStage,
   wait?: LockWait,
 ): Promise<WriteReport> {
@@ -242,14 +242,16 @@ function isAlive(pid: number): boolean {
 /**
  * Publishes a complete tree. A small change (a few files written or removed
  * in a large tree) goes through a journal; anything else is staged whole and
- * swapped in. `intact` gives the sha256 of each file whose stamp proves it
- * untouched since it was published or compared: those are not read again.
+ * swapped in. `intactFiles` gives the sha256 of each file whose stamp proves
+ * it untouched since it was published or compared: those are not read again.
  */
-async function publish(outDir: string, outputs: readonly PlannedOutput[], intact?: IntactFiles, early?: EarlyStage): Promise<WriteReport> {
+async function publish(outDir: string, outputs: readonly PlannedOutput[], intactFiles?: () => IntactFiles | undefined, early?: EarlyStage): Promise<WriteReport> {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   await recoverJournal(outDir);
   await recoverInterruptedSwap(outDir, early);
+  // Asked for under the lock, with what an earlier publish left finished: a proof taken before either could be stale.
+  const intact = intactFiles?.();
   const existing = await listFiles(outDir);
   const report: WriteReport = { written: [], unchanged: [], removed: [] };
   const planned = new Set(outputs.map((o) => o.path));

@@ -289,17 +289,22 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const held = buildFaultPoint(options.signal);
     if (held) await held;
     let written: WriteReport | undefined;
+    // What the workers found in place in this output folder (not in another the settings named before compiling).
+    const inPlace = stage && !stage.failed ? stage.inPlace : undefined;
     // Stopped before the publish began (Ctrl-C in a watcher, which may then end the process at once): nothing is published.
     const stopped = options.signal?.aborted === true && options.write !== false && !options.checkOutputs;
     if (options.write !== false && !options.checkOutputs && !stopped && !failsGate(diagnostics, options)) {
       try {
         options.onProgress?.({ phase: 'write', done: 0, total: 0 });
         phaseStart = performance.now();
-        const indexed = options.publishMode === 'in-place' ? undefined : intactOutputs(cacheDir, outDir);
-        // Then what the workers found in place and is still as they found it (all there is after the cache was removed).
-        const inPlace = indexed && stage && stage.inPlace.size > 0 && stage.inPlace.prove((relative) => confined(outDir, relative)) > 0 ? stage.inPlace : undefined;
-        const intact = indexed && inPlace ? { get: (file: string) => indexed.get(file) ?? inPlace.provenSha256(file) } : indexed;
-        written = await writeOutputs(outDir, result.outputs, options.publishMode === 'in-place' && previous ? new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])) : undefined, options.publishMode, intact, stage, lockWaitOf(options, root, outDir));
+        // The files the stat index vouches for, then those the workers found in place and are still as they found them (all
+        // there is after the cache was removed); proven by the publish under its lock.
+        const intact = () => {
+          const indexed = intactOutputs(cacheDir, outDir);
+          const proven = inPlace && inPlace.size > 0 && inPlace.prove((relative) => confined(outDir, relative)) > 0 ? inPlace : undefined;
+          return proven ? { get: (file: string) => indexed.get(file) ?? proven.provenSha256(file) } : indexed;
+        };
+        written = await writeOutputs(outDir, result.outputs, options.publishMode === 'in-place' && previous ? new Map([...previous.outputs].map(([p, o]) => [p, o.sha256])) : undefined, options.publishMode, options.publishMode === 'in-place' ? undefined : intact, stage, lockWaitOf(options, root, outDir));
       } catch (error) {
         // A committed journal left beside the folder means it is part new, part previous: said so, whatever the error.
         diagnostics.push(publishFailure(error, path.relative(root, outDir) || '.', pendingJournal(outDir)));
@@ -333,7 +338,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
           outDir,
           outputs: result.outputs,
           // Files found in place keep the stamps they were proven by, when the publish left them be.
-          ...(written.stamps ? { outputStamps: written.stamps } : stage && untouched(written) ? { outputStamps: { get: (file: string) => stage.inPlace.provenStamp(file) } } : {}),
+          ...(written.stamps ? { outputStamps: written.stamps } : inPlace && untouched(written) ? { outputStamps: { get: (file: string) => inPlace.provenStamp(file) } } : {}),
           diagnostics,
           suppressed: result.suppressed.length,
           agentCount: result.agentCount,
