@@ -100,10 +100,10 @@ describe('a build in worker threads beside the folder it publishes', () => {
   const tree = (root: string, out: string) => new Map([...snapshotTree(path.join(root, out))].map(([file, bytes]) => [file, bytes.toString('base64')]));
   const args = (root: string) => [path.join(import.meta.dirname, '../bin/knoc.js'), 'build', '--root', root, '--jobs', '2', '--no-cache'];
   const cli = (root: string) => spawnSync(process.execPath, args(root), { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  /** The agents' files a build's workers wrote into its early stage, seen while the build is held before publishing (then killed). */
-  const stagedByWorkers = async (root: string): Promise<string[]> => {
-    const child = spawn(process.execPath, args(root), { env: { ...process.env, NO_COLOR: '1', KNOC_TEST_FAULT: 'build:1:hold=600000' }, stdio: ['ignore', 'ignore', 'pipe'] });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+  /** Starts knoc with `argv`, its build held before publishing for `holdMs`, and resolves once it says so: the process, its exit code, its stderr so far. */
+  const heldBuild = async (argv: string[], holdMs: number) => {
+    const child = spawn(process.execPath, argv, { env: { ...process.env, NO_COLOR: '1', KNOC_TEST_FAULT: `build:1:hold=${holdMs}` }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     let stderr = '';
     await new Promise<void>((resolve, reject) => {
       child.stderr.on('data', (chunk: Buffer) => {
@@ -112,6 +112,11 @@ describe('a build in worker threads beside the folder it publishes', () => {
       });
       child.once('exit', () => reject(new Error(`the build ended before publishing: ${stderr}`)));
     });
+    return { child, exited, stderr: () => stderr };
+  };
+  /** The agents' files a build's workers wrote into its early stage, seen while the build is held before publishing (then killed). */
+  const stagedByWorkers = async (root: string): Promise<string[]> => {
+    const { child, exited } = await heldBuild(args(root), 600_000);
     const [stage, ...more] = readdirSync(root).filter((e) => e.startsWith('.knoc-stage-dist-p'));
     expect(stage, 'an early stage beside dist/').toBeDefined();
     expect(more).toEqual([]);
@@ -221,16 +226,7 @@ describe('a build in worker threads beside the folder it publishes', () => {
     expect(tree(root, 'dist')).toEqual(tree(root, 'dist-serial'));
 
     rmSync(cache, { recursive: true });
-    const child = spawn(process.execPath, [knoc, 'build', '--root', root, '--jobs', '2'], { env: { ...process.env, NO_COLOR: '1', KNOC_TEST_FAULT: 'build:1:hold=3000' }, stdio: ['ignore', 'ignore', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-        if (stderr.includes('held before publishing')) resolve();
-      });
-      child.once('exit', () => reject(new Error(`the build ended before publishing: ${stderr}`)));
-    });
+    const held = await heldBuild([knoc, 'build', '--root', root, '--jobs', '2'], 3000);
     // Every card and page was compared already, and found in place: nothing was staged.
     const [stage] = readdirSync(root).filter((e) => e.startsWith('.knoc-stage-dist-p'));
     expect(existsSync(path.join(root, stage!, 'agents'))).toBe(false);
@@ -242,8 +238,8 @@ describe('a build in worker threads beside the folder it publishes', () => {
     writeFileSync(path.join(root, 'copy.json'), readFileSync(path.join(root, 'dist', linked!)));
     rmSync(path.join(root, 'dist', linked!));
     symlinkSync(path.join(root, 'copy.json'), path.join(root, 'dist', linked!));
-    expect(await exited, stderr).toBe(0);
-    expect(stderr).toContain('wrote dist/ (3 changed');
+    expect(await held.exited, held.stderr()).toBe(0);
+    expect(held.stderr()).toContain('wrote dist/ (3 changed');
     expect(tree(root, 'dist')).toEqual(tree(root, 'dist-serial'));
     expect(lstatSync(path.join(root, 'dist', linked!)).isFile()).toBe(true);
   }, 120_000);
