@@ -57,7 +57,8 @@ function stampCode(): string {
 /**
  * Calls `visit` with the name and path of each of knoc's modules (the `.js`,
  * `.cjs` and `.ts` files beside this one's folder, declarations aside; the
- * `.cjs` bundle scripts/bundle-edit-path.mjs writes among them), folder by
+ * bundles scripts/bundle-edit-path.mjs and scripts/bundle-cli-path.mjs write
+ * among them), folder by
  * folder in name order. Plain concatenation and `endsWith`: every build with
  * nothing to do walks this tree first, and `path.join` and a regular
  * expression per entry cost about as much as the walk itself.
