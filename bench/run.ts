@@ -106,6 +106,8 @@ interface Measurement {
   name: string;
   ms: number;
   rssMb: number;
+  /** Each measured run's time, in the order the rounds ran (measured in turns, the n-th of two subjects ran in the same round). */
+  samplesMs: number[];
 }
 
 /** `warmups` unmeasured runs (one by default), then `runs` measured runs, each after `before`. */
@@ -125,7 +127,7 @@ function measureInTurn(subjects: readonly Subject[]): Measurement[] {
   }
   return subjects.map((subject, i) => {
     const taken = samples[i]!;
-    const result = { name: subject.name, ms: median(taken.map((s) => s.ms)), rssMb: Math.max(...taken.map((s) => s.rssMb)) };
+    const result = { name: subject.name, ms: median(taken.map((s) => s.ms)), rssMb: Math.max(...taken.map((s) => s.rssMb)), samplesMs: taken.map((s) => s.ms) };
     console.error(`  ${subject.name.padEnd(16)} ${result.ms.toFixed(0).padStart(7)} ms  ${result.rssMb.toFixed(0).padStart(5)} MB   [${taken.map((s) => s.ms.toFixed(0)).join(', ')}]`);
     return result;
   });
@@ -231,7 +233,14 @@ const rows: [string, number, number][] = [
 ];
 // For reference, no target: a cold build right after the last one's outputs were deleted.
 // And the edit that changes the most files short of the whole fleet-level set: a card's name.
+// Measured in turns, each round's two runs met the same spell of the machine: the median of the rounds' ratios, for reference
+// beside the ratio of the medians (which decides), shows how far a spell that came and went moved the latter.
+const paired = (a: Measurement, b: Measurement) => median(a.samplesMs.map((ms, round) => ms / b.samplesMs[round]!));
 const reference: [string, number][] = [
+  ['cold / floor, median of the rounds\' ratios', paired(cold, floor)],
+  ['cold / ajv-cli, median of the rounds\' ratios', paired(cold, peer)],
+  ['one-edit / no-op, median of the rounds\' ratios', paired(edit, noop)],
+  ['check-broken / cold, median of the rounds\' ratios', paired(broken, cold)],
   ['cold, rm -rf / floor', ratio(coldAfterRm.ms, floor.ms)],
   ['cold, dist kept / floor', ratio(coldKept.ms, floor.ms)],
   ['edit of a card name / no-op', ratio(renamed.ms, noop.ms)],
