@@ -65,13 +65,15 @@ for (const group of groups) {
   for (const file of members) taken.add(file);
   planned.push({ ...group, members });
 }
-for (const { entry: entryName, bundle, members } of planned) {
-  const group = { entry: entryName, bundle };
+for (const group of planned) {
+  const { members } = group;
   const entry = path.join(lib, group.entry);
   const outfile = path.join(lib, group.bundle);
   for (const file of members) {
     const text = readFileSync(file, 'utf8');
     if (text.startsWith(SHIM)) throw new Error(`bundle-cli-path: ${file} is a shim already; compile lib/ again first (npm run build)`);
+    // Its shim names what it exports; names passed on by `export *` would be missed.
+    if (/^export \*/m.test(text)) throw new Error(`bundle-cli-path: ${file} re-exports with \`export *\`; name the exports`);
     if (text.includes('import.meta') && depth(path.relative(lib, file)) !== depth(group.bundle)) {
       throw new Error(`bundle-cli-path: ${file} reads import.meta but is not at the depth of ${group.bundle}`);
     }
@@ -121,7 +123,7 @@ for (const { entry: entryName, bundle, members } of planned) {
     const { prefix, exports } = names.get(file);
     const from = JSON.stringify(relativeTo(file, outfile));
     const body = exports.length === 0 ? `import ${from};` : `export { ${exports.map((name) => `${prefix}${name} as ${name}`).join(', ')} } from ${from};`;
-    writeFileSync(file, `${SHIM}${path.relative(lib, outfile)}\n${body}\n`);
+    writeFileSync(file, `${SHIM}${group.bundle}\n${body}\n`);
     // The module's own source map describes code that is now in the bundle (whose map leads to the sources).
     rmSync(`${file}.map`, { force: true });
   }
