@@ -231,8 +231,6 @@ const rows: [string, number, number][] = [
   ['one-edit / no-op', ratio(edit.ms, noop.ms), 1.3],
   ['check-broken / cold', ratio(broken.ms, cold.ms), 1.0],
 ];
-// For reference, no target: a cold build right after the last one's outputs were deleted.
-// And the edit that changes the most files short of the whole fleet-level set: a card's name.
 // Measured in turns, each round's two runs met the same spell of the machine: the median of the rounds' ratios, for reference
 // beside the ratio of the medians (which decides), shows how far a spell that came and went moved the latter.
 const paired = (a: Measurement, b: Measurement) => median(a.samplesMs.map((ms, round) => ms / b.samplesMs[round]!));
@@ -241,6 +239,8 @@ const reference: [string, number][] = [
   ['cold / ajv-cli, median of the rounds\' ratios', paired(cold, peer)],
   ['one-edit / no-op, median of the rounds\' ratios', paired(edit, noop)],
   ['check-broken / cold, median of the rounds\' ratios', paired(broken, cold)],
+  // For reference, no target: a cold build right after the last one's outputs were deleted.
+  // And the edit that changes the most files short of the whole fleet-level set: a card's name.
   ['cold, rm -rf / floor', ratio(coldAfterRm.ms, floor.ms)],
   ['cold, dist kept / floor', ratio(coldKept.ms, floor.ms)],
   ['edit of a card name / no-op', ratio(renamed.ms, noop.ms)],
