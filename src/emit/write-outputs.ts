@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../model/digest.js';
@@ -308,8 +308,8 @@ async function publish(outDir: string, outputs: readonly PlannedOutput[], intact
 
 /**
  * An output tree staged while the build still runs: each card and page is
- * written by the worker thread that made it, as soon as it is made (see
- * stageWriter), so creating thousands of files overlaps with
+ * written by the main thread as soon as the worker thread that made it hands
+ * it over (see stageBytes), so creating thousands of files overlaps with
  * parsing instead of following it; beside an output folder that exists, only
  * those it does not hold byte for byte. publish() then moves a few changed
  * files from it through a journal, or completes it (linking what is unchanged,
@@ -355,12 +355,12 @@ export function openEarlyStage(outDir: string): EarlyStage | undefined {
 }
 
 /**
- * Records a file another thread wrote into the early stage, and its stamp as
- * written. A path told twice (two blueprints with one slug) holds whichever
- * write came last, so it is recorded with no sha256 and no stamp: publish()
- * then rewrites or removes it.
+ * Records a file written into the early stage, and its stamp as written. A
+ * path written twice (two blueprints with one slug) holds whichever write came
+ * last, so it is recorded with no sha256 and no stamp: publish() then rewrites
+ * or removes it.
  */
-export function recordStaged(stage: EarlyStage, relative: string, sha256: string, stamp: FileStamp): void {
+function recordStaged(stage: EarlyStage, relative: string, sha256: string, stamp: FileStamp): void {
   const twice = stage.files.has(relative);
   stage.files.set(relative, twice ? '' : sha256);
   if (twice) stage.stamps.delete(relative);
@@ -438,14 +438,20 @@ export function discardEarlyStage(stage: EarlyStage): void {
 }
 
 /**
- * Writes outputs into an early stage from any thread (a worker writes the card
- * and page it made, so their texts never cross threads). Each thread creates
- * the folders it needs once; one another thread created first is taken as it is.
- * Throws on any failure: the caller then abandons the stage.
+ * Writes a card or page a worker thread made into the early stage, and records
+ * it with its stamp as written; nothing once the stage has failed, and a write
+ * that fails fails the stage (publish() then stages the whole tree itself).
+ * One thread writes them all: on a file system where two threads creating
+ * folders and files at once take as long as one doing both in turn, the
+ * workers keep their time for parsing.
  */
-export function stageWriter(dir: string): (relative: string, bytes: string | Uint8Array) => FileStamp {
-  const stage = { dir, dirs: new Set([dir]) };
-  return (relative, bytes) => writeStaged(stage, relative, bytes);
+export function stageBytes(stage: EarlyStage, relative: string, sha256: string, bytes: Uint8Array): void {
+  if (stage.failed) return;
+  try {
+    recordStaged(stage, relative, sha256, writeStaged(stage, relative, bytes));
+  } catch {
+    stage.failed = true;
+  }
 }
 
 function writeStaged(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string, bytes: string | Uint8Array): FileStamp {
@@ -459,7 +465,7 @@ function stagedTarget(stage: Pick<EarlyStage, 'dir' | 'dirs'>, relative: string,
   for (let dir = path.dirname(target); !stage.dirs.has(dir); dir = path.dirname(dir)) missing.push(dir);
   for (const dir of missing.reverse()) {
     faultPoint('mkdir', dir);
-    makeStagedDir(dir);
+    mkdirSync(dir);
     stage.dirs.add(dir);
   }
   faultPoint(kind, target);
@@ -474,15 +480,6 @@ function writeStamped(target: string, bytes: string | Uint8Array): FileStamp {
     return stampFrom(fstatSync(fd));
   } finally {
     closeSync(fd);
-  }
-}
-
-/** Creates one folder of a stage; a folder that is already there (another thread of this build made it) is used as it is. */
-function makeStagedDir(dir: string): void {
-  try {
-    mkdirSync(dir);
-  } catch (error) {
-    if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST' && statSync(dir).isDirectory())) throw error;
   }
 }
 

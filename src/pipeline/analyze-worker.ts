@@ -9,7 +9,7 @@ import { adoptBuildId } from '../model/version.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { readUnread, type UnreadSource } from '../discover/discover.js';
 import { holdsBytes } from '../discover/read-given-file.js';
-import { confined, stageWriter } from '../emit/write-outputs.js';
+import { confined } from '../emit/write-outputs.js';
 import { createSpecRegistry } from '../validate/spec-registry.js';
 import { validateEntity } from '../validate/validate-entity.js';
 import { agentOutputs, type AgentOutputContext, type AgentOutputs } from './agent-outputs.js';
@@ -24,13 +24,14 @@ export interface WorkerSetup {
 
 /**
  * One batch of files; the first may carry the context for projecting cards and
- * rendering pages as files are parsed, and the early stage to write them into.
+ * rendering pages as files are parsed, and whether they go to an early stage.
  */
 export interface WorkerBatch {
   /** Sources read already, or files the worker reads itself (by the same rules as the main thread). */
   files: (SourceFile | UnreadSource)[];
   context?: AgentOutputContext;
-  stageDir?: string;
+  /** The build has an early stage: hand over each card and page made for the main thread to write there (see WorkerOutputs). */
+  staging?: true;
   /** The output folder the last build published, when there is one: a card or page it holds byte for byte is not staged. */
   publishedDir?: string;
   /** With the first batch: reply with a `summary` besides the record (see WorkerReply), for the blueprints written into the early stage or for all whose card and page were made. */
@@ -38,14 +39,15 @@ export interface WorkerBatch {
 }
 
 /**
- * Where a blueprint's card and page are published, and, when each of them was
- * written into the early stage or found in the output folder byte for byte,
- * `staged`: the stamps of those written, as written (one found in place has none).
+ * Where a blueprint's card and page are published, and, when they join the
+ * early stage, `staged`: of the two, those the output folder does not hold byte
+ * for byte, for the main thread to write there: the card, whose bytes its
+ * entry holds, and the page, at `[offset, length]` in the reply's `pages`.
  */
 export interface WorkerOutputs {
   cardPath: string;
   pagePath: string;
-  staged?: { card?: FileStamp; page?: FileStamp };
+  staged?: { card?: true; page?: [offset: number, length: number] };
   /** Each of the two the output folder was found to hold byte for byte: the file's stamp, taken as it was compared. */
   inPlace?: { card?: FileStamp; page?: FileStamp };
 }
@@ -57,15 +59,14 @@ export type WorkerRead = { sha256: string; stamp: FileStamp | undefined; suppres
  * A worker's answer to one batch. `record` is what it found, as the entries
  * of the cache file hold it (`v8.serialize` of `CacheEntry[]`): for each file
  * in order, its analysis, then, for a blueprint sure to publish, its card and
- * its page's hash (the page's text stays in the worker). The main thread reads
- * the entries and writes the record into the cache file as it is.
+ * its page's hash (the page's text crosses only to be staged, in `pages`). The
+ * main thread reads the entries and writes the record into the cache file as it is.
  * `outputs` has one item per file (null when no card was made, or the file
  * could not be read); `reads` has one per file too: what reading it found, for
  * a file sent unread (null for a source sent read). A file that cannot be read
  * has no entries.
- * `stageFailed` is set once a write into the early stage failed.
  * `summary`, when asked for, holds the same entries, but for a blueprint whose
- * card and page were written into the early stage (or, asked so, only made), only the core of its data
+ * card and page join the early stage (or, asked so, were only made), only the core of its data
  * (`coreData`): what the main thread reads of it. The main thread then reads
  * the summary, and the record goes into the cache file unread.
  */
@@ -74,7 +75,35 @@ export interface WorkerReply {
   summary?: Uint8Array;
   outputs: (WorkerOutputs | null)[];
   reads: (WorkerRead | null)[];
-  stageFailed?: boolean;
+  /** The pages to write into the early stage (see WorkerOutputs), one after another. */
+  pages?: Uint8Array;
+}
+
+/** One batch's pages, copied one after another into memory that is used again batch after batch. */
+class PageBytes {
+  #buffer = new Uint8Array(1024 * 1024);
+  #length = 0;
+
+  /** Copies `bytes` (which their maker overwrites next) and answers where they are in what `take` gives. */
+  add(bytes: Uint8Array): [number, number] {
+    const at = this.#length;
+    if (at + bytes.length > this.#buffer.length) {
+      const larger = new Uint8Array(Math.max(2 * this.#buffer.length, at + bytes.length));
+      larger.set(this.#buffer.subarray(0, at));
+      this.#buffer = larger;
+    }
+    this.#buffer.set(bytes, at);
+    this.#length += bytes.length;
+    return [at, bytes.length];
+  }
+
+  /** The pages added since the last call, in memory of their own (to transfer), or undefined when there are none. */
+  take(): Uint8Array | undefined {
+    if (this.#length === 0) return undefined;
+    const taken = this.#buffer.slice(0, this.#length);
+    this.#length = 0;
+    return taken;
+  }
 }
 
 // Runs in a worker thread: compile the schema set once, then analyse every batch of files sent.
@@ -83,29 +112,33 @@ adoptBuildId(setup.buildId);
 const specs: Entity[] = setup.specs.map(({ source, data, digest }) => entityFrom(source, data, digest));
 const { registry } = createSpecRegistry(specs);
 let context: { value: AgentOutputContext; titles: Map<string, string> } | undefined;
-let write: ((relative: string, bytes: string | Uint8Array) => FileStamp) | undefined;
+let staging = false;
 let publishedDir: string | undefined;
-let stageFailed = false;
 let summarize: WorkerBatch['summarize'];
+const pages = new PageBytes();
 
 /**
- * Writes one agent's card and page into the early stage, giving their stamps,
- * except one the output folder holds byte for byte already, whose stamp there
- * is given instead (`inPlace`); undefined, and no more writes, once one fails.
+ * Hands one agent's card and page over for the early stage, except one the
+ * output folder holds byte for byte already, whose stamp there is given instead
+ * (`inPlace`). The main thread writes what is handed over: on a file system
+ * where creating folders and files from two threads at once takes as long as
+ * from one after the other, the workers keep their time for parsing.
  */
 function stage(made: AgentOutputs): Pick<WorkerOutputs, 'staged' | 'inPlace'> | undefined {
-  if (!write || stageFailed) return undefined;
+  if (!staging) return undefined;
+  let cardThere: FileStamp | undefined;
+  let pageThere: FileStamp | undefined;
   try {
-    const cardThere = published(made.card.path, made.card.value.bytes);
-    const pageThere = published(made.page.path, made.page.bytes);
-    const card = cardThere ? undefined : write(made.card.path, made.card.value.bytes);
-    const page = pageThere ? undefined : write(made.page.path, made.page.bytes);
-    const staged = { ...(card ? { card } : {}), ...(page ? { page } : {}) };
-    return cardThere || pageThere ? { staged, inPlace: { ...(cardThere ? { card: cardThere } : {}), ...(pageThere ? { page: pageThere } : {}) } } : { staged };
+    cardThere = published(made.card.path, made.card.value.bytes);
+    pageThere = published(made.page.path, made.page.bytes);
   } catch {
-    stageFailed = true;
+    // A path that cannot be in the output folder: the publish says so.
     return undefined;
   }
+  const staged: NonNullable<WorkerOutputs['staged']> = {};
+  if (!cardThere) staged.card = true;
+  if (!pageThere) staged.page = pages.add(made.page.bytes);
+  return cardThere || pageThere ? { staged, inPlace: { ...(cardThere ? { card: cardThere } : {}), ...(pageThere ? { page: pageThere } : {}) } } : { staged };
 }
 
 /**
@@ -122,7 +155,7 @@ function published(relative: string, bytes: Uint8Array): FileStamp | undefined {
 // Results come back in the order the files were sent; the main thread keys them.
 parentPort?.on('message', (batch: WorkerBatch) => {
   if (batch.context) context = { value: batch.context, titles: new Map(batch.context.domains) };
-  if (batch.stageDir) write = stageWriter(batch.stageDir);
+  if (batch.staging) staging = true;
   if (batch.publishedDir) publishedDir = batch.publishedDir;
   if (batch.summarize) summarize = batch.summarize;
   const entries: CacheEntry[] = [];
@@ -156,8 +189,9 @@ parentPort?.on('message', (batch: WorkerBatch) => {
   });
   const record = serialize(entries);
   const brief = summarize ? serialize(summary) : undefined;
-  const reply: WorkerReply = { record, ...(brief ? { summary: brief } : {}), outputs, reads, ...(stageFailed ? { stageFailed } : {}) };
+  const staged = pages.take();
+  const reply: WorkerReply = { record, ...(brief ? { summary: brief } : {}), outputs, reads, ...(staged ? { pages: staged } : {}) };
   // The buffers' memory goes to the main thread rather than being copied, when each is its buffer's alone.
   const whole = (bytes: Uint8Array | undefined): ArrayBuffer[] => (bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : []);
-  parentPort?.postMessage(reply, [...whole(record), ...whole(brief)]);
+  parentPort?.postMessage(reply, [...whole(record), ...whole(brief), ...whole(staged)]);
 });

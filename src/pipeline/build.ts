@@ -20,7 +20,7 @@ import { verifyManifest } from '../emit/verify-manifest.js';
 import { publishFailure } from '../emit/publish-failure.js';
 import { lockWaitOf, type LockWaitNotice } from './lock-wait.js';
 import { buildFaultPoint } from '../emit/fault-hook.js';
-import { confined, discardEarlyStage, holdStagedOutputs, openEarlyStage, pendingJournal, recordStaged, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
+import { confined, discardEarlyStage, holdStagedOutputs, openEarlyStage, pendingJournal, stageBytes, stageText, writeOutputs, type EarlyStage, type WriteReport } from '../emit/write-outputs.js';
 import { parseFile } from '../parse/parse-file.js';
 import { createBaseline, formatBaseline, parseBaseline, updateBaseline } from '../suppress/baseline.js';
 import { compile, compileSpecs, parseSpecs, type BuildProgress, type CompileResult, type PhaseTiming } from './compile.js';
@@ -380,7 +380,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       try {
         discardEarlyStage(stage);
       } catch {
-        // A worker still writing into it: the next build that publishes there removes it (its process is gone by then).
+        // Not removable now: the next build that publishes there removes it (this process is gone by then).
       }
     }
   }
@@ -412,10 +412,10 @@ export function check(options: Omit<BuildOptions, 'write'> = {}): Promise<BuildR
 }
 
 /**
- * When workers parse, they also project cards and render pages; for a build that will publish, each is
- * written to an early stage as it is made, unless the output folder holds it byte for byte already. The
- * stage is created once workers start, beside the folder the settings name, or by `openStage` for what
- * the main thread makes in a build that started none.
+ * When workers parse, they also project cards and render pages; for a build that will publish, this thread
+ * writes each into an early stage as the worker's answer brings it, unless the output folder holds it byte
+ * for byte already. The stage is created once workers start, beside the folder the settings name, or by
+ * `openStage` for what the main thread makes in a build that started none.
  */
 async function earlyOutputs(options: BuildOptions, root: string, config: SourceFile | undefined, discovery: Discovery): Promise<{ outputs: PrewarmOutputs; outDir: string; stage(): EarlyStage | undefined; openStage(): EarlyStage | undefined } | undefined> {
   const settings = loadConfig(config).config;
@@ -432,16 +432,12 @@ async function earlyOutputs(options: BuildOptions, root: string, config: SourceF
       if (usable) stage = openEarlyStage(outDir);
       return agentOutputContext(settings, options.baseUrl ?? settings.base_url, domains);
     },
-    stageDir: () => stage?.dir,
+    stageFile: () => {
+      const opened = stage;
+      return opened ? (file, sha256, bytes) => stageBytes(opened, file, sha256, bytes) : undefined;
+    },
     publishedDir: () => (info ? outDir : undefined),
-    onStaged: (file, sha256, stamp) => {
-      if (stage) recordStaged(stage, file, sha256, stamp);
-    },
     onInPlace: (file, sha256, stamp) => stage?.inPlace.record(file, sha256, stamp),
-    // Not removed yet: the other workers may still be writing into it. The build removes it once they are done.
-    onStageFailed: () => {
-      if (stage) stage.failed = true;
-    },
   };
   return { outputs, outDir, stage: () => stage, openStage: () => (stage ??= usable ? openEarlyStage(outDir) : undefined) };
 }

@@ -23,16 +23,15 @@ const workerUrl = new URL('../../lib/pipeline/analyze-worker.js', import.meta.ur
 export interface PrewarmOutputs {
   /** Called once, after the workers have started and before they are sent any file: they start up meanwhile. */
   context(): AgentOutputContext;
-  /** The early stage workers write each card and page into as they make it, if any; asked once, after context(). */
-  stageDir?(): string | undefined;
-  /** The output folder the last build published, if any: workers stage only what differs from it; asked once, with stageDir(). */
+  /**
+   * Writes a card or page into the early stage, if there is one: asked once, after context(). Each card and page the
+   * workers make goes through it as their answer comes back, except what the output folder holds byte for byte.
+   */
+  stageFile?(): ((path: string, sha256: string, bytes: Uint8Array) => void) | undefined;
+  /** The output folder the last build published, if any: only what differs from it is staged; asked once, with stageFile(). */
   publishedDir?(): string | undefined;
-  /** Told each card and page a worker wrote into the early stage, with its sha256 and its stamp as written. */
-  onStaged?(path: string, sha256: string, stamp: FileStamp): void;
   /** Told each card and page a worker found the output folder holding byte for byte, with its sha256 and the file's stamp as compared. */
   onInPlace?(path: string, sha256: string, stamp: FileStamp): void;
-  /** Told when a worker could not write into the early stage: it will not be published. */
-  onStageFailed?(): void;
 }
 
 /** How `prewarmCache` runs besides what it parses. */
@@ -86,14 +85,13 @@ export async function prewarmCache(
   const workers = started ?? startWorkers(specs, workerCount(jobs, misses.length));
   // Asked once the workers run (they start up meanwhile); whatever throws from here on stops them.
   let context: AgentOutputContext | undefined;
-  let stageDir: string | undefined;
+  let stageFile: ReturnType<NonNullable<PrewarmOutputs['stageFile']>>;
   let brief: PrewarmOptions['summarize'];
   // Small batches from one queue: a worker that runs faster takes more, and no thread ever holds every result at once.
   let next = 0;
   let done = 0;
   const take = (): (SourceFile | UnreadSource)[] => misses.slice(next, (next = Math.min(misses.length, next + BATCH)));
-  const store = (sent: readonly (SourceFile | UnreadSource)[], { record, summary, outputs: made, reads, stageFailed }: WorkerReply) => {
-    if (stageFailed) outputs?.onStageFailed?.();
+  const store = (sent: readonly (SourceFile | UnreadSource)[], { record, summary, outputs: made, reads, pages }: WorkerReply) => {
     // A file sent unread was read by the worker: here it becomes a source whose text is read again only for a report.
     const batch: SourceFile[] = [];
     const madeOf: (WorkerOutputs | null)[] = [];
@@ -147,8 +145,12 @@ export async function prewarmCache(
       cache.cards.set(cardKey, { ...card, bytes: spilled ? spilled[nextCard++]! : Buffer.from(card.bytes as Uint8Array) });
       cache.pages.set(pageKey, page);
       const { staged } = one.where;
-      if (staged?.card) outputs?.onStaged?.(one.where.cardPath, card.sha256, staged.card);
-      if (staged?.page) outputs?.onStaged?.(one.where.pagePath, page.sha256, staged.page);
+      if (staged?.card) stageFile?.(one.where.cardPath, card.sha256, card.bytes as Uint8Array);
+      if (staged?.page) {
+        // Invariant: a worker that hands over a page sends its bytes.
+        if (!pages) throw new Error(`worker reply lacks the page for ${one.where.pagePath}`);
+        stageFile?.(one.where.pagePath, page.sha256, pages.subarray(staged.page[0], staged.page[0] + staged.page[1]));
+      }
       const { inPlace } = one.where;
       if (inPlace?.card) outputs?.onInPlace?.(one.where.cardPath, card.sha256, inPlace.card);
       if (inPlace?.page) outputs?.onInPlace?.(one.where.pagePath, page.sha256, inPlace.page);
@@ -157,11 +159,11 @@ export async function prewarmCache(
   };
   try {
     context = outputs?.context();
-    stageDir = outputs?.stageDir?.();
-    const publishedDir = stageDir !== undefined ? outputs?.publishedDir?.() : undefined;
+    stageFile = outputs?.stageFile?.();
+    const publishedDir = stageFile ? outputs?.publishedDir?.() : undefined;
     // Summaries of staged blueprints only where there is a stage.
-    brief = summarize === 'made' || (summarize === 'staged' && stageDir !== undefined) ? summarize : undefined;
-    const first = context && { context, ...(stageDir !== undefined ? { stageDir } : {}), ...(publishedDir !== undefined ? { publishedDir } : {}), ...(brief ? { summarize: brief } : {}) };
+    brief = summarize === 'made' || (summarize === 'staged' && stageFile) ? summarize : undefined;
+    const first = context && { context, ...(stageFile ? { staging: true as const } : {}), ...(publishedDir !== undefined ? { publishedDir } : {}), ...(brief ? { summarize: brief } : {}) };
     await Promise.all(workers.map((worker) => runWorker(worker, first, take, store)));
   } finally {
     for (const worker of workers) void worker.terminate();
