@@ -24,6 +24,7 @@ import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { importPath, keepApart } from './keep-apart.mjs';
 
 const lib = fileURLToPath(new URL('../lib/', import.meta.url));
 /** The first line of each bundle: the rest of the line is JSON naming the modules copied into it, relative to lib/. */
@@ -38,10 +39,6 @@ const groups = [
 ];
 
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', packages: 'external', logLevel: 'warning', absWorkingDir: lib, write: false };
-const relativeTo = (from, target) => {
-  const relative = path.relative(path.dirname(from), target).split(path.sep).join('/');
-  return relative.startsWith('.') ? relative : `./${relative}`;
-};
 const depth = (relative) => relative.split(/[\\/]/).length;
 const dynamicImports = { name: 'dynamic-imports', setup: (b) => b.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined)) };
 
@@ -85,21 +82,11 @@ for (const group of planned) {
   const source = ordered
     .map((file) => {
       const { prefix, exports } = names.get(file);
-      const from = JSON.stringify(relativeTo(outfile, file));
+      const from = JSON.stringify(importPath(outfile, file));
       return exports.length === 0 ? `import ${from};` : `export { ${exports.map((name) => `${name} as ${prefix}${name}`).join(', ')} } from ${from};`;
     })
     .join('\n');
   const inGroup = new Set(members);
-  const keepApart = {
-    name: 'keep-apart',
-    setup: (b) =>
-      b.onResolve({ filter: /^\./ }, (args) => {
-        if (args.kind === 'entry-point') return undefined;
-        const target = path.resolve(args.resolveDir, args.path);
-        if (args.kind !== 'dynamic-import' && inGroup.has(target)) return undefined;
-        return { path: relativeTo(outfile, target), external: true };
-      }),
-  };
   const result = await build({
     ...common,
     stdin: { contents: source, resolveDir: path.dirname(outfile), sourcefile: STDIN },
@@ -107,7 +94,7 @@ for (const group of planned) {
     sourcemap: 'linked',
     sourcesContent: false,
     metafile: true,
-    plugins: [keepApart],
+    plugins: [keepApart(outfile, (target) => inGroup.has(target))],
   });
   const output = (suffix) => result.outputFiles.find((file) => file.path.endsWith(suffix));
   const code = output('.js').text;
@@ -121,7 +108,7 @@ for (const group of planned) {
   writeFileSync(`${outfile}.map`, JSON.stringify({ ...map, mappings: `;${map.mappings}` }));
   for (const file of ordered) {
     const { prefix, exports } = names.get(file);
-    const from = JSON.stringify(relativeTo(file, outfile));
+    const from = JSON.stringify(importPath(file, outfile));
     const body = exports.length === 0 ? `import ${from};` : `export { ${exports.map((name) => `${prefix}${name} as ${name}`).join(', ')} } from ${from};`;
     writeFileSync(file, `${SHIM}${group.bundle}\n${body}\n`);
     // The module's own source map describes code that is now in the bundle (whose map leads to the sources).

@@ -19,6 +19,7 @@ import { build } from 'esbuild';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keepApart } from './keep-apart.mjs';
 
 const lib = fileURLToPath(new URL('../lib/', import.meta.url));
 const entry = path.join(lib, 'pipeline/incremental.js');
@@ -37,17 +38,6 @@ const loaded = new Set(Object.keys(first.metafile.inputs).map((input) => path.re
 for (const file of ['pipeline/up-to-date.js', 'cache/bundle-loader.js']) if (!loaded.has(path.join(lib, file))) throw new Error(`bundle-edit-path: the CLI no longer loads ${file} before the edit path; check loadedFirst`);
 
 const here = path.dirname(outfile);
-const keepApart = {
-  name: 'keep-apart',
-  setup: (b) =>
-    b.onResolve({ filter: /^\./ }, (args) => {
-      if (args.kind === 'entry-point') return undefined;
-      const target = path.resolve(args.resolveDir, args.path);
-      if (args.kind !== 'dynamic-import' && !loaded.has(target)) return undefined;
-      const relative = path.relative(here, target).split(path.sep).join('/');
-      return { path: relative.startsWith('.') ? relative : `./${relative}`, external: true };
-    }),
-};
 const result = await build({
   ...common,
   format: 'cjs',
@@ -60,7 +50,7 @@ const result = await build({
   supported: { 'dynamic-import': true },
   define: { 'import.meta.url': '__knocUrl' },
   metafile: true,
-  plugins: [keepApart],
+  plugins: [keepApart(outfile, (target) => !loaded.has(target))],
 });
 const output = (suffix) => result.outputFiles.find((file) => file.path.endsWith(suffix));
 let code = output('.cjs').text;
