@@ -24,7 +24,7 @@ import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { importPath, keepApart } from './keep-apart.mjs';
+import { dynamicImports, importPath, keepApart } from './keep-apart.mjs';
 
 const lib = fileURLToPath(new URL('../lib/', import.meta.url));
 /** The first line of each bundle: the rest of the line is JSON naming the modules copied into it, relative to lib/. */
@@ -40,7 +40,6 @@ const groups = [
 
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', packages: 'external', logLevel: 'warning', absWorkingDir: lib, write: false };
 const depth = (relative) => relative.split(/[\\/]/).length;
-const dynamicImports = { name: 'dynamic-imports', setup: (b) => b.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined)) };
 
 /** The knoc modules an entry loads statically, as esbuild resolves them. */
 async function closureOf(entry) {

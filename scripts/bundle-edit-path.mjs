@@ -19,7 +19,7 @@ import { build } from 'esbuild';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { keepApart } from './keep-apart.mjs';
+import { dynamicImports, keepApart } from './keep-apart.mjs';
 
 const lib = fileURLToPath(new URL('../lib/', import.meta.url));
 const entry = path.join(lib, 'pipeline/incremental.js');
@@ -30,7 +30,6 @@ const loadedFirst = ['cli/main.js', 'cli/commands/build.js', 'pipeline/edit-path
 const BANNER = '// knoc bundle ';
 
 const common = { bundle: true, platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning', absWorkingDir: lib, write: false };
-const dynamicImports = { name: 'dynamic-imports', setup: (b) => b.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined)) };
 
 // The static closure of what is loaded first, as esbuild resolves it.
 const first = await build({ ...common, format: 'esm', entryPoints: loadedFirst, outdir: path.join(lib, '.bundle-probe'), metafile: true, plugins: [dynamicImports] });

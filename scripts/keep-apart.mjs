@@ -18,6 +18,12 @@ export function keepApart(outfile, bundled) {
   };
 }
 
+/** For a probe of what an entry loads statically: every dynamic import left outside, unresolved. */
+export const dynamicImports = {
+  name: 'dynamic-imports',
+  setup: (b) => b.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined)),
+};
+
 /** `target` as a module in `from`'s folder imports it: relative, with `/`, starting with a dot. */
 export function importPath(from, target) {
   const relative = path.relative(path.dirname(from), target).split(path.sep).join('/');
