@@ -1,4 +1,4 @@
-// What the bundling scripts share: the esbuild plugin that leaves knoc's modules outside a bundle as imports of it.
+// What the bundling scripts share: the esbuild plugins that leave knoc's modules outside a bundle, or dynamic imports outside a probe.
 import path from 'node:path';
 
 /**
