@@ -188,19 +188,32 @@ export function workerCount(jobs: number, files: number): number {
  */
 export function startWorkers(specs: readonly Entity[], count: number): Worker[] {
   const setup: WorkerSetup = { specs: specs.map((s) => ({ source: s.source, data: s.data, digest: s.digest })), buildId: knocBuildId() };
-  return Array.from({ length: count }, () => new Worker(workerUrl, { workerData: setup, resourceLimits: WORKER_LIMITS }));
+  return Array.from({ length: count }, () => new Worker(workerUrl, { workerData: setup, resourceLimits: workerLimits(count) }));
 }
 
 /**
- * A young generation of 16 MB for each worker. What a worker keeps is one batch
- * of results at a time, so a larger nursery mostly holds garbage, yet a smaller
- * one collects too often: with 4 MB each worker ran about 580 scavenges in a
- * cold build of 10,000 blueprints (1.6 s of pauses, `--trace-gc`), with 16 MB
- * about 150 (1.0-1.3 s). `knoc check` on the broken variant then peaks at
- * 348-352 MB, against 308-315 MB with 4 MB and 364-386 MB with 32 MB
- * (docs/performance-log.md).
+ * A young generation of 16 MB for each of one or two workers. What a worker
+ * keeps is one batch of results at a time, so a larger nursery mostly holds
+ * garbage, yet a smaller one collects too often: with 4 MB each of two workers
+ * ran about 580 scavenges in a cold build of 10,000 blueprints (1.6 s of pauses,
+ * `--trace-gc`), with 16 MB about 150 (1.0-1.3 s). `knoc check` on the broken
+ * variant then peaks at 348-352 MB, against 308-315 MB with 4 MB and 364-386 MB
+ * with 32 MB (docs/performance-log.md).
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };
+const YOUNG_GENERATION_MB = 16;
+
+/**
+ * More workers share 24 MB, at least 4 MB each: every worker brings its own
+ * heap and code besides (about 20 MB). At 10,000 blueprints with 16 MB each,
+ * four workers took `knoc check` on the broken variant to 450 MB and a cold
+ * build to 439 MB; with 6 MB each, to 368-373 MB and 344 MB.
+ */
+const SHARED_YOUNG_GENERATIONS_MB = 24;
+
+/** The resource limits of one of `count` workers. */
+export function workerLimits(count: number): { maxYoungGenerationSizeMb: number } {
+  return { maxYoungGenerationSizeMb: count <= 2 ? YOUNG_GENERATION_MB : Math.max(4, Math.floor(SHARED_YOUNG_GENERATIONS_MB / count)) };
+}
 
 /** Batches sent ahead to each worker; with BATCH, what bounds the results waiting for the main thread. */
 const IN_FLIGHT = 4;
