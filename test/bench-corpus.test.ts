@@ -47,7 +47,7 @@ describe('benchmark corpus', () => {
     expect(new Set(result.diagnostics.map((d) => d.file)).size).toBe(broken.expectedErrors);
   });
 
-  it('gives the same dist/ bytes built serially and in worker threads', async () => {
+  it('gives the same dist/ bytes built serially and in two or four worker threads', async () => {
     const root = emptyRepo();
     const corpus = generateCorpus({ n: 250, domains: 40 });
     writeCorpus(root, corpus);
@@ -56,8 +56,11 @@ describe('benchmark corpus', () => {
     writeFileSync(named, readFileSync(named, 'utf8').replace(/^( {2}name: .*)$/m, '$1 — café 🚀 ÿ'));
     const serial = await build({ root, out: 'dist-serial', jobs: 1, cacheDir: false });
     const parallel = await build({ root, out: 'dist-parallel', jobs: 2, cacheDir: false });
+    // Four workers share a smaller young generation between them (workerLimits).
+    const four = await build({ root, out: 'dist-four', jobs: 4, cacheDir: false });
     expect(serial.diagnostics).toEqual([]);
     expect(parallel.diagnostics).toEqual([]);
+    expect(four.diagnostics).toEqual([]);
     // Nothing was cached: every input, the specs the workers started early with included, was parsed.
     expect(parallel.explanation.inputs.filter((input) => input.cache === 'hit')).toEqual([]);
     const parse = (result: typeof serial) => result.phaseMs.find((p) => p.phase === 'parse')?.detail;
@@ -68,6 +71,7 @@ describe('benchmark corpus', () => {
     const a = tree('dist-serial');
     expect(a.size).toBeGreaterThan(200);
     expect(tree('dist-parallel')).toEqual(a);
+    expect(tree('dist-four')).toEqual(a);
     expect([...a.values()].filter((bytes) => Buffer.from(bytes, 'base64').toString('utf8').includes('café 🚀 ÿ')).length).toBeGreaterThanOrEqual(2);
   });
 
