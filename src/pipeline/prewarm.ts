@@ -206,7 +206,7 @@ const YOUNG_GENERATION_MB = 16;
  * More workers share 24 MB, at least 4 MB each: every worker brings its own
  * heap and code besides (about 20 MB). At 10,000 blueprints with 16 MB each,
  * four workers took `knoc check` on the broken variant to 450 MB and a cold
- * build to 439 MB; with 6 MB each, to 368-373 MB and 344 MB.
+ * build to 433-439 MB; with 6 MB each, to 358-373 MB and 344-359 MB.
  */
 const SHARED_YOUNG_GENERATIONS_MB = 24;
 
