@@ -98,6 +98,48 @@ describe('loadBundle', () => {
     expect(codeFiles()[0]).not.toBe(path.basename(cacheFile));
   });
 
+  it('takes a module that is a shim from the bundle that holds it, while the shim is the one named, its bindings live', async () => {
+    const { place, cacheDir } = fixture();
+    // A CLI bundle holding two modules under their prefixes, and a file of the recorded size in the place of one of
+    // them: were it imported, its own values would show.
+    const shim = 'export const value = "the file itself";\nexport const bump = () => -1;\n';
+    const code = [
+      `${BUNDLE_BANNER}${JSON.stringify({ externals: ['../shared/dep.mjs', '../shared/late.mjs'], shims: [['../shared/dep.mjs', '../cli/holder.mjs', 'm2$', shim.length]] })}`,
+      '"use strict";',
+      'const dep = require("../shared/dep.mjs");',
+      'const late = require("../shared/late.mjs");',
+      'exports.value = () => dep.value;',
+      'exports.bump = () => dep.bump();',
+      'exports.dep = dep;',
+      'exports.late = late;',
+      '',
+    ].join('\n');
+    const bundle = place(code);
+    const dir = path.dirname(path.dirname(bundle));
+    mkdirSync(path.join(dir, 'cli'));
+    writeFileSync(path.join(dir, 'cli/holder.mjs'), 'export let m2$value = 1;\nexport const m2$bump = () => ++m2$value;\nexport const m10$value = "another module";\nexport const plain = 0;\n');
+    writeFileSync(path.join(dir, 'shared/dep.mjs'), shim);
+    const loaded = (await loadBundle(bundle, cacheDir))!;
+    const holder = (await import(pathToFileURL(path.join(dir, 'cli/holder.mjs')).href)) as { m2$bump: () => number };
+    expect(loaded.exports.value as () => number).toBeTypeOf('function');
+    expect((loaded.exports.value as () => number)()).toBe(1);
+    // The holder's own function, and its binding read through: a change shows.
+    expect((loaded.exports.dep as { bump: unknown }).bump).toBe(holder.m2$bump);
+    expect((loaded.exports.bump as () => number)()).toBe(2);
+    expect((loaded.exports.value as () => number)()).toBe(2);
+    expect(Object.keys(loaded.exports.dep as object).sort()).toEqual(['bump', 'value']);
+    // A module no shim entry names is imported as before.
+    expect(loaded.exports.late).toBe(await import(pathToFileURL(path.join(dir, 'shared/late.mjs')).href));
+
+    // A shim compiled again into a module of its own (another size): that module is imported, not the holder's copy.
+    const again = place(code);
+    const other = path.dirname(path.dirname(again));
+    mkdirSync(path.join(other, 'cli'));
+    writeFileSync(path.join(other, 'cli/holder.mjs'), 'export const m2$value = "the holder\'s";\n');
+    writeFileSync(path.join(other, 'shared/dep.mjs'), `${shim}// compiled again\n`.replace('the file itself', 'its own'));
+    expect(((await loadBundle(again, cacheDir))!.exports.value as () => string)()).toBe('its own');
+  });
+
   it('is undefined without a bundle or when a module copied into it changed size, and refuses a file that is not one', async () => {
     const { place, cacheDir } = fixture();
     const bundle = place(bundleCode(2));

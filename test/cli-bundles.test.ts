@@ -41,6 +41,19 @@ describe('the CLI bundles', () => {
     const edit = bannerOf('pipeline/incremental.bundle.cjs', '// knoc bundle ') as { inputs: [string, number][]; externals: string[] };
     const copiedForEdits = edit.inputs.map(([input]) => path.posix.join('pipeline', input));
     expect(copiedForEdits.filter((module) => first.includes(module) || second.includes(module))).toEqual([]);
+    // Each module it imports that is a shim, it takes from the bundle that holds it: the banner names that bundle, the
+    // prefix the shim reads the module's names under, and the shim's size (the loader checks it is still the shim).
+    const named = (bannerOf('pipeline/incremental.bundle.cjs', '// knoc bundle ') as { shims: [string, string, string, number][] }).shims;
+    const expected = edit.externals.flatMap((specifier) => {
+      const module = path.posix.join('pipeline', specifier);
+      const text = readFileSync(path.join(lib, module), 'utf8');
+      if (!text.startsWith(SHIM)) return [];
+      const from = /from "([^"]+)";$/.exec(text.trim())![1]!;
+      const prefix = /^export \{ (m\d+\$)/m.exec(text)![1]!;
+      return [[specifier, path.posix.join(path.posix.dirname(module), from), prefix, Buffer.byteLength(text)]];
+    });
+    expect(expected.length).toBeGreaterThan(10);
+    expect(named.map(([specifier, bundle, prefix, size]) => [specifier, path.posix.join('pipeline', bundle), prefix, size])).toEqual(expected);
     for (const [at, bundle] of BUNDLES.entries()) {
       const map = JSON.parse(readFileSync(path.join(lib, `${bundle}.map`), 'utf8')) as { sources: string[] };
       const sources = new Set(map.sources.map((source) => path.relative(repoRoot, path.resolve(lib, path.dirname(bundle), source)).split(path.sep).join('/')));

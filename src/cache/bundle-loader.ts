@@ -21,8 +21,9 @@ export interface LoadedBundle {
 
 /**
  * Runs a bundle that scripts/bundle-edit-path.mjs wrote: CommonJS-shaped
- * code whose first line names the knoc modules it imports (imported here,
- * already loaded by the caller), with V8's code cache kept in the cache
+ * code whose first line names the knoc modules it imports (already loaded
+ * by the caller: taken from the CLI bundle that holds them, where the first
+ * line names one, else imported), with V8's code cache kept in the cache
  * folder. Node keeps no code cache for ES modules; with one, a run neither
  * parses nor compiles the functions the last run compiled. Undefined when
  * there is no bundle (running from the sources), or when a module copied
@@ -41,14 +42,24 @@ export async function loadBundle(file: string, cacheDir: string): Promise<Loaded
   const code = bytes.toString('utf8');
   const firstLine = code.slice(0, code.indexOf('\n'));
   if (!firstLine.startsWith(BUNDLE_BANNER)) throw new Error(`${file} is not a knoc bundle`);
-  const { externals, inputs = [] } = JSON.parse(firstLine.slice(BUNDLE_BANNER.length)) as { externals: string[]; inputs?: [string, number][] };
+  const { externals, inputs = [], shims = [] } = JSON.parse(firstLine.slice(BUNDLE_BANNER.length)) as Banner;
   // A module copied in that changed since (compiled again without bundling again): the bundle is out of date.
   const folder = path.dirname(file);
   const stamp = new Float64Array(5);
   if (inputs.some(([input, size]) => !hasSize(path.join(folder, input), size, stamp))) return undefined;
   const url = pathToFileURL(file);
   const resolve = (specifier: string) => (specifier.startsWith('.') ? new URL(specifier, url).href : specifier);
-  const modules = new Map(await Promise.all(externals.map(async (specifier) => [specifier, await import(resolve(specifier))] as const)));
+  // A module the CLI's bundles hold is taken from there while its own file is still the shim that was written.
+  const held = new Map(shims.filter(([specifier, , , size]) => hasSize(path.join(folder, specifier), size, stamp)).map(([specifier, bundle, prefix]) => [specifier, { bundle, prefix }]));
+  const holders = new Map<string, Promise<Map<string, object>>>();
+  const load = async (specifier: string): Promise<unknown> => {
+    const holder = held.get(specifier);
+    if (!holder) return import(resolve(specifier));
+    let views = holders.get(holder.bundle);
+    if (!views) holders.set(holder.bundle, (views = import(resolve(holder.bundle)).then(moduleViews)));
+    return (await views).get(holder.prefix) ?? import(resolve(specifier));
+  };
+  const modules = new Map(await Promise.all(externals.map(async (specifier) => [specifier, await load(specifier)] as const)));
   const nodeRequire = createRequire(url);
   const name = path.basename(file).replace(/\.[^.]*$/, '');
   const cacheFile = path.join(cacheDir, 'code', `${name}-${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}.v8`);
@@ -77,6 +88,38 @@ export async function loadBundle(file: string, cacheDir: string): Promise<Loaded
       }
     },
   };
+}
+
+/** The first line of a bundle, after its marker. */
+interface Banner {
+  /** The modules it imports when it runs, as it names them. */
+  externals: string[];
+  /** Each module copied into it, and its size then. */
+  inputs?: [string, number][];
+  /**
+   * Each of `externals` that scripts/bundle-cli-path.mjs made a shim: the
+   * bundle that holds the module, the prefix of its names there, and the
+   * shim's size.
+   */
+  shims?: [specifier: string, bundle: string, prefix: string, size: number][];
+}
+
+/**
+ * The modules a CLI bundle holds, each as an object of its names (read
+ * through, so a binding stays live), by the prefix its names have in the
+ * bundle's exports (`m3$name`).
+ */
+function moduleViews(bundle: Record<string, unknown>): Map<string, object> {
+  const views = new Map<string, object>();
+  for (const key of Object.keys(bundle)) {
+    const cut = key.indexOf('$') + 1;
+    if (cut === 0) continue;
+    const prefix = key.slice(0, cut);
+    let view = views.get(prefix);
+    if (!view) views.set(prefix, (view = Object.create(null) as object));
+    Object.defineProperty(view, key.slice(cut), { enumerable: true, get: () => bundle[key] });
+  }
+  return views;
 }
 
 /** Whether `file` is there and `size` bytes long (read as the stat index reads a stamp: no `Stats` object for each of some sixty modules). */

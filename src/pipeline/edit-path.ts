@@ -4,8 +4,11 @@ import type { BuildOptions } from './build.js';
 import type * as Incremental from './incremental.js';
 import type { ChangedSinceIndex } from './up-to-date.js';
 
-/** The incremental build and the modules only it loads, as one bundle beside its compiled module (see scripts/bundle-edit-path.mjs). */
-const BUNDLE = fileURLToPath(new URL('./incremental.bundle.cjs', import.meta.url));
+/**
+ * The incremental build and the modules only it loads, as one bundle beside its compiled module (see
+ * scripts/bundle-edit-path.mjs). Named from lib/'s folders down: this module runs from lib/cli/build.bundle.js.
+ */
+const BUNDLE = fileURLToPath(new URL('../pipeline/incremental.bundle.cjs', import.meta.url));
 
 /**
  * The incremental build (incremental.ts), run from its bundle with V8's code

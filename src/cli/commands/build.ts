@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { BuildOptions } from '../../pipeline/build.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { cacheDirOf, probeIndex, provenOutDir } from '../../pipeline/up-to-date.js';
+import { buildIncrementally } from '../../pipeline/edit-path.js';
 import { isRepository } from '../../config/config-names.js';
 import { sweepRetired } from '../../cache/retired-files.js';
 import type { RebuildExplanation } from '../../pipeline/explain.js';
@@ -236,7 +237,6 @@ async function runBuild(command: 'build' | 'check', args: readonly string[]): Pr
     }
     // A few blueprints changed in content: the incremental build re-reads only them, or declines and the full build runs.
     if (probe && 'changed' in probe) {
-      const { buildIncrementally } = await import('../../pipeline/edit-path.js');
       const edited = await buildIncrementally(options, probe.changed);
       if ('declined' in edited) {
         if (values.verbose || values.explain) process.stderr.write(`  incremental build declined (${edited.declined}); building in full\n`);
