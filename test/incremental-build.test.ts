@@ -7,7 +7,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateCorpus, writeCorpus } from '../bench/generate.js';
-import { RETIRE_FROM_BYTES, RETIRED_FOLDER } from '../src/cache/retired-files.js';
+import { RETIRED_FOLDER } from '../src/cache/retired-files.js';
 import { runCli } from './support/run-cli.js';
 import { copyRepo, expectSameTree, makeTempDir, repoRoot, snapshotTree } from './support/temp-repo.js';
 import { editFile, makeValidationLoop } from './support/edit-file.js';
@@ -175,20 +175,26 @@ describe('an incremental build after blueprints changed in content', () => {
     expect(expectSameAsFullBuild(root, change)).toEqual({ incremental: true, status: 0 });
   }, 300_000);
 
-  it('keeps the large files it replaced in the cache folder until the next build deletes them, and publishes what a full build would', () => {
+  it('keeps the files it replaced and its emptied stage in the cache folder until the next build deletes them, and publishes what a full build would', () => {
     const root = makeTempDir();
-    // About 1,000 blueprints: manifest.json passes a megabyte, the size from which a replaced file is retired.
+    // About 1,000 blueprints: manifest.json passes a megabyte.
     writeCorpus(root, generateCorpus({ n: 1000, domains: 40 }));
     expect(runCli(['build', '--root', root]).status).toBe(0);
     const manifest = path.join(root, 'dist/manifest.json');
-    expect(statSync(manifest).size).toBeGreaterThan(RETIRE_FROM_BYTES);
+    expect(statSync(manifest).size).toBeGreaterThan(1 << 20);
     const old = readFileSync(manifest);
     const retired = path.join(root, 'node_modules/.cache/knoc', RETIRED_FOLDER);
     const file = readdirSync(path.join(root, 'content/agent-blueprints')).sort()[0]!;
+    const slug = /^slug: (.*)$/m.exec(readFileSync(path.join(root, 'content/agent-blueprints', file), 'utf8'))![1]!;
+    const oldPage = readFileSync(path.join(root, 'dist/agents', slug, 'index.html'));
     expect(expectSameAsFullBuild(root, (r) => edit(path.join(r, 'content/agent-blueprints', file), /^title: .*$/m, 'title: Retitled'))).toEqual({ incremental: true, status: 0 });
     const kept = readdirSync(retired);
-    expect(kept.filter((name) => name.startsWith('manifest.json.'))).toHaveLength(1);
+    // Every file it replaced, small or large, and the stage, emptied of what it published.
+    expect(kept.map((name) => name.replace(/\.[0-9a-f]{12}$/, '').replace(/-p\d+-[0-9a-f]{12}$/, '')).sort()).toEqual(['.knoc-stage-dist', '_headers', 'agent-card.json', 'agents.json', 'index.html', 'manifest.json']);
     expect(readFileSync(path.join(retired, kept.find((name) => name.startsWith('manifest.json.'))!))).toEqual(old);
+    expect(readFileSync(path.join(retired, kept.find((name) => name.startsWith('index.html.'))!))).toEqual(oldPage);
+    expect(readdirSync(path.join(retired, kept.find((name) => name.startsWith('.knoc-stage-'))!), { recursive: true, withFileTypes: true }).filter((entry) => !entry.isDirectory())).toEqual([]);
+    expect(readdirSync(root).filter((name) => name.startsWith('.knoc-'))).toEqual([]);
     expect(runCli(['build', '--root', root, '--explain']).stderr).toContain('Up to date:');
     expect(readdirSync(retired)).toEqual([]);
     // A comment changes no card, but the manifest's record of the file's bytes.

@@ -1,18 +1,18 @@
-// Large published files an edit replaces keep a second name in the cache folder until the next build
-// deletes them on the thread pool: the edit does not pay for freeing their blocks.
+// Published files an edit replaces keep a second name in the cache folder, and the stage it emptied moves there,
+// until the next build deletes them on the thread pool: the edit does not pay for freeing their blocks.
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RETIRE_FROM_BYTES, RETIRED_FOLDER, retire, retireUnpublished, sweepRetired } from '../src/cache/retired-files.js';
+import { RETIRED_FOLDER, retire, retireFolder, retireUnpublished, sweepRetired } from '../src/cache/retired-files.js';
 import { runCli } from './support/run-cli.js';
 import { copyRepo, makeTempDir, repoRoot } from './support/temp-repo.js';
 
 describe('retire', () => {
-  it('gives a file of a megabyte or more a second name in the cache folder, so replacing it leaves its bytes there', () => {
+  it('gives a file a second name in the cache folder, so replacing it leaves its bytes there', () => {
     const dir = makeTempDir();
     const cacheDir = path.join(dir, 'cache');
     const file = path.join(dir, 'manifest.json');
-    const old = Buffer.alloc(RETIRE_FROM_BYTES, 'a');
+    const old = Buffer.alloc(1 << 20, 'a');
     writeFileSync(file, old);
     retire(file, cacheDir);
     const names = readdirSync(path.join(cacheDir, RETIRED_FOLDER));
@@ -26,15 +26,18 @@ describe('retire', () => {
     expect(readFileSync(kept)).toEqual(old);
   });
 
-  it('leaves alone a smaller file, a folder and a path with nothing there, and never throws', () => {
+  it('retires a small file too, leaves alone a folder and a path with nothing there, and never throws', () => {
     const dir = makeTempDir();
     const cacheDir = path.join(dir, 'cache');
-    writeFileSync(path.join(dir, 'small'), Buffer.alloc(RETIRE_FROM_BYTES - 1, 'a'));
     mkdirSync(path.join(dir, 'folder'));
-    for (const name of ['small', 'folder', 'absent']) retire(path.join(dir, name), cacheDir);
+    for (const name of ['folder', 'absent']) retire(path.join(dir, name), cacheDir);
     expect(existsSync(path.join(cacheDir, RETIRED_FOLDER))).toBe(false);
+    writeFileSync(path.join(dir, 'small'), 'a card');
+    retire(path.join(dir, 'small'), cacheDir);
+    expect(readdirSync(path.join(cacheDir, RETIRED_FOLDER))).toEqual([expect.stringMatching(/^small\.[0-9a-f]{12}$/)]);
+    expect(statSync(path.join(dir, 'small')).nlink).toBe(2);
     // A cache folder that cannot be made (a file is in the way): the file is not retired, and nothing throws.
-    writeFileSync(path.join(dir, 'big'), Buffer.alloc(RETIRE_FROM_BYTES, 'a'));
+    writeFileSync(path.join(dir, 'big'), Buffer.alloc(1 << 20, 'a'));
     writeFileSync(path.join(dir, 'not-a-folder'), '');
     expect(() => retire(path.join(dir, 'big'), path.join(dir, 'not-a-folder'))).not.toThrow();
     expect(statSync(path.join(dir, 'big')).nlink).toBe(1);
@@ -42,27 +45,49 @@ describe('retire', () => {
 });
 
 describe('retireUnpublished', () => {
-  it('moves a staged copy of a megabyte or more into the cache folder, leaves anything else where it is, and never throws', () => {
+  it('moves a staged copy into the cache folder, leaves anything else where it is, and never throws', () => {
     const dir = makeTempDir();
     const cacheDir = path.join(dir, 'cache');
     const copy = path.join(dir, 'stage', 'manifest.json');
     mkdirSync(path.dirname(copy));
-    writeFileSync(copy, Buffer.alloc(RETIRE_FROM_BYTES, 'a'));
+    writeFileSync(copy, Buffer.alloc(1 << 20, 'a'));
     const { ino } = statSync(copy);
     retireUnpublished(copy, cacheDir);
     expect(existsSync(copy)).toBe(false);
     const names = readdirSync(path.join(cacheDir, RETIRED_FOLDER));
     expect(names).toEqual([expect.stringMatching(/^manifest\.json\.[0-9a-f]{12}$/)]);
     expect(statSync(path.join(cacheDir, RETIRED_FOLDER, names[0]!)).ino).toBe(ino);
-    writeFileSync(path.join(dir, 'small'), Buffer.alloc(RETIRE_FROM_BYTES - 1, 'a'));
     mkdirSync(path.join(dir, 'folder'));
-    for (const name of ['small', 'folder', 'absent']) retireUnpublished(path.join(dir, name), cacheDir);
+    for (const name of ['folder', 'absent']) retireUnpublished(path.join(dir, name), cacheDir);
     expect(readdirSync(path.join(cacheDir, RETIRED_FOLDER))).toHaveLength(1);
-    expect(existsSync(path.join(dir, 'small'))).toBe(true);
-    writeFileSync(path.join(dir, 'big'), Buffer.alloc(RETIRE_FROM_BYTES, 'a'));
+    expect(existsSync(path.join(dir, 'folder'))).toBe(true);
+    writeFileSync(path.join(dir, 'big'), Buffer.alloc(1 << 20, 'a'));
     writeFileSync(path.join(dir, 'not-a-folder'), '');
     expect(() => retireUnpublished(path.join(dir, 'big'), path.join(dir, 'not-a-folder'))).not.toThrow();
     expect(existsSync(path.join(dir, 'big'))).toBe(true);
+  });
+});
+
+describe('retireFolder', () => {
+  it('moves a folder with what is in it into the cache folder, making that folder, and says when it cannot', () => {
+    const dir = makeTempDir();
+    const cacheDir = path.join(dir, 'cache');
+    const stage = path.join(dir, '.knoc-stage-dist-p1-000000000000');
+    mkdirSync(path.join(stage, 'agents/a/.well-known'), { recursive: true });
+    writeFileSync(path.join(stage, 'index.html'), 'left behind');
+    expect(retireFolder(stage, cacheDir)).toBe(true);
+    expect(existsSync(stage)).toBe(false);
+    const names = readdirSync(path.join(cacheDir, RETIRED_FOLDER));
+    expect(names).toEqual([expect.stringMatching(/^\.knoc-stage-dist-p1-000000000000\.[0-9a-f]{12}$/)]);
+    const moved = path.join(cacheDir, RETIRED_FOLDER, names[0]!);
+    expect(readFileSync(path.join(moved, 'index.html'), 'utf8')).toBe('left behind');
+    expect(statSync(path.join(moved, 'agents/a/.well-known')).isDirectory()).toBe(true);
+    // Nothing there, or a cache folder that cannot be made: false, and the caller removes the stage itself.
+    expect(retireFolder(path.join(dir, 'absent'), cacheDir)).toBe(false);
+    mkdirSync(stage);
+    writeFileSync(path.join(dir, 'not-a-folder'), '');
+    expect(retireFolder(stage, path.join(dir, 'not-a-folder'))).toBe(false);
+    expect(existsSync(stage)).toBe(true);
   });
 });
 
@@ -75,6 +100,8 @@ describe('sweepRetired', () => {
     writeFileSync(published, 'bytes');
     linkSync(published, path.join(folder, 'still-published.000000000000'));
     writeFileSync(path.join(folder, 'old.111111111111'), 'old');
+    mkdirSync(path.join(folder, '.knoc-stage-dist-p1-000000000000.444444444444/agents/a'), { recursive: true });
+    writeFileSync(path.join(folder, '.knoc-stage-dist-p1-000000000000.444444444444/agents/a/card.json'), '{}');
     const sweeping = sweepRetired(cacheDir);
     // Retired after the listing: left for the next build.
     writeFileSync(path.join(folder, 'later.222222222222'), 'later');

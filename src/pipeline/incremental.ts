@@ -9,7 +9,7 @@ import { MANIFEST_PATH } from '../emit/plan-outputs.js';
 import { confined, discardEarlyStage, openEarlyStage, pendingJournal, publishChanged, type EarlyStage } from '../emit/write-outputs.js';
 import { publishFailure } from '../emit/publish-failure.js';
 import { startEarlyCopies, type EarlyCopies } from '../emit/early-copy.js';
-import { retire, retireUnpublished } from '../cache/retired-files.js';
+import { retire, retireFolder, retireUnpublished } from '../cache/retired-files.js';
 import { digestOf, sha256Hex } from '../model/digest.js';
 import { AGENT_KIND, stringField, type Entity } from '../model/entity.js';
 import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
@@ -30,7 +30,7 @@ import { bindSymbols, type SymbolTable } from '../resolve/bind.js';
 import { awaitLaterClock, newestTime } from './later-clock.js';
 import { patchChanges } from './patch-fleet-files.js';
 import { planChanges } from './rebuild-fleet-files.js';
-import type { EditOutputs } from './edit-outputs.js';
+import { AGENT_INDEX_PATH, type EditOutputs } from './edit-outputs.js';
 import { recordedRegistry } from './recorded-registry.js';
 import { recordedSymbols, stubEntity } from './recorded-symbols.js';
 import { resolveReferences } from '../resolve/resolve-references.js';
@@ -128,6 +128,9 @@ async function buildFromState(options: BuildOptions, probe: ChangedSinceIndex): 
   }
 }
 
+/** The fleet-level files an edit patches (the agent index when a card changed), copied into its stage early. */
+const PATCHED_IN_PLACE = [MANIFEST_PATH, HEADERS_PATH, AGENT_INDEX_PATH];
+
 /** The early stage an edit publishes through, and the fleet-level files being copied into it. */
 interface EditStage {
   stage: EarlyStage;
@@ -137,9 +140,9 @@ interface EditStage {
 async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: OpenEditState): Promise<IncrementalResult | { declined: string }> {
   const started = performance.now();
   const outDir = probe.index.report.outDir;
-  // The two large files an edit patches in place are copied on the thread pool meanwhile, into the stage it will publish through.
+  // The three large files an edit patches in place are copied on the thread pool meanwhile, into the stage it will publish through.
   const stage = pendingJournal(outDir) ? undefined : openEarlyStage(outDir);
-  const early = stage && { stage, copies: startEarlyCopies(outDir, stage, [MANIFEST_PATH, HEADERS_PATH]) };
+  const early = stage && { stage, copies: startEarlyCopies(outDir, stage, PATCHED_IN_PLACE) };
   try {
     return await buildInStage(options, probe, open, early, started);
   } finally {
@@ -147,7 +150,7 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
     // A stage a committed journal still names is kept whole: the next build moves the rest of it into place.
     if (early && !early.stage.kept) {
       await early.copies.settled;
-      for (const file of [MANIFEST_PATH, HEADERS_PATH]) retireUnpublished(confined(early.stage.dir, file), probe.cacheDir);
+      for (const file of PATCHED_IN_PLACE) retireUnpublished(confined(early.stage.dir, file), probe.cacheDir);
       discardEarlyStage(early.stage);
     }
   }
@@ -382,7 +385,8 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
     // Each published file replaced keeps its blocks until the next build (see `retire`).
     let published: boolean;
     try {
-      published = await publishChanged(outDir, outputs.changed, stillIntact, early?.stage, (file) => retire(file, cacheDir), lockWaitOf(options, root, outDir));
+      const retirement = { replacing: (file: string) => retire(file, cacheDir), emptied: (stage: string) => retireFolder(stage, cacheDir) };
+      published = await publishChanged(outDir, outputs.changed, stillIntact, early?.stage, retirement, lockWaitOf(options, root, outDir));
     } catch (error) {
       // Reported as the full build reports it; the index is not updated, so the next build compares the outputs again.
       const failure = publishFailure(error, path.relative(root, outDir) || '.', pendingJournal(outDir));

@@ -8,6 +8,8 @@ import { stampOf, type FileStamp } from '../model/file-stamp.js';
  * folder gets a time later than `newest`: the file system's clock moves in
  * ticks, and a stamp taken in the same tick as a file's last write would not
  * show a second write in that tick. False when it did not happen in time.
+ * Looks again every tenth of a millisecond: a tick is a millisecond or more,
+ * and the wait is for what is left of it.
  */
 export function awaitLaterClock(cacheDir: string, newest: number): boolean {
   const probe = path.join(cacheDir, `.clock-${randomBytes(6).toString('hex')}`);
@@ -17,7 +19,7 @@ export function awaitLaterClock(cacheDir: string, newest: number): boolean {
       writeFileSync(probe, '');
       if (newestTime(stampOf(probe)) > newest) return true;
       if (performance.now() > deadline) return false;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      Atomics.wait(pause, 0, 0, 0.1);
     }
   } catch {
     return false;
@@ -25,6 +27,9 @@ export function awaitLaterClock(cacheDir: string, newest: number): boolean {
     rmSync(probe, { force: true });
   }
 }
+
+/** Never signalled: `Atomics.wait` on it only sleeps. */
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
 export function newestTime(stamp: FileStamp | null): number {
   return stamp ? Math.max(stamp.mtimeMs, stamp.ctimeMs) : 0;
