@@ -140,6 +140,23 @@ describe('loadBundle', () => {
     expect(((await loadBundle(again, cacheDir))!.exports.value as () => string)()).toBe('its own');
   });
 
+  it('with a code stamp, takes a code cache kept under it as proof that the modules copied in are as they were', async () => {
+    const { place, cacheDir, codeFiles } = fixture();
+    const bundle = place(bundleCode(2));
+    const first = (await loadBundle(bundle, cacheDir, 'stamp-one-0123456789abcdef'))!;
+    expect(first.codeCache).toBe('none');
+    first.keepCodeCache();
+    expect(codeFiles()).toEqual([expect.stringMatching(/^thing\.bundle-[0-9a-f]{32}-stamp-one-012345\.v8$/)]);
+    // A module copied in that changed size: under the same stamp (which a change of knoc's modules would have changed),
+    // the kept cache stands for the check; under another stamp, or none, the modules are looked at and the bundle is out of date.
+    writeFileSync(path.join(path.dirname(bundle), '../shared/helper.js'), `${HELPER}// compiled again\n`);
+    const proven = (await loadBundle(bundle, cacheDir, 'stamp-one-0123456789abcdef'))!;
+    expect(proven.codeCache).toBe('used');
+    expect((proven.exports.answer as () => number)()).toBe(42);
+    await expect(loadBundle(bundle, cacheDir, 'stamp-two-0123456789abcdef')).resolves.toBeUndefined();
+    await expect(loadBundle(bundle, cacheDir)).resolves.toBeUndefined();
+  });
+
   it('is undefined without a bundle or when a module copied into it changed size, and refuses a file that is not one', async () => {
     const { place, cacheDir } = fixture();
     const bundle = place(bundleCode(2));

@@ -175,7 +175,7 @@ describe('an incremental build after blueprints changed in content', () => {
     expect(expectSameAsFullBuild(root, change)).toEqual({ incremental: true, status: 0 });
   }, 300_000);
 
-  it('keeps the files it replaced and its emptied stage in the cache folder until the next build deletes them, and publishes what a full build would', () => {
+  it('keeps the files it replaced in the cache folder until the next build deletes them, and publishes what a full build would', () => {
     const root = makeTempDir();
     // About 1,000 blueprints: manifest.json passes a megabyte.
     writeCorpus(root, generateCorpus({ n: 1000, domains: 40 }));
@@ -189,16 +189,23 @@ describe('an incremental build after blueprints changed in content', () => {
     const oldPage = readFileSync(path.join(root, 'dist/agents', slug, 'index.html'));
     expect(expectSameAsFullBuild(root, (r) => edit(path.join(r, 'content/agent-blueprints', file), /^title: .*$/m, 'title: Retitled'))).toEqual({ incremental: true, status: 0 });
     const kept = readdirSync(retired);
-    // Every file it replaced, small or large, and the stage, emptied of what it published.
-    expect(kept.map((name) => name.replace(/\.[0-9a-f]{12}$/, '').replace(/-p\d+-[0-9a-f]{12}$/, '')).sort()).toEqual(['.knoc-stage-dist', '_headers', 'agent-card.json', 'agents.json', 'index.html', 'manifest.json']);
+    // Every file it replaced, small or large.
+    expect(kept.map((name) => name.replace(/\.[0-9a-f]{12}$/, '')).sort()).toEqual(['_headers', 'agent-card.json', 'agents.json', 'index.html', 'manifest.json']);
     expect(readFileSync(path.join(retired, kept.find((name) => name.startsWith('manifest.json.'))!))).toEqual(old);
     expect(readFileSync(path.join(retired, kept.find((name) => name.startsWith('index.html.'))!))).toEqual(oldPage);
-    expect(readdirSync(path.join(retired, kept.find((name) => name.startsWith('.knoc-stage-'))!), { recursive: true, withFileTypes: true }).filter((entry) => !entry.isDirectory())).toEqual([]);
     expect(readdirSync(root).filter((name) => name.startsWith('.knoc-'))).toEqual([]);
     expect(runCli(['build', '--root', root, '--explain']).stderr).toContain('Up to date:');
     expect(readdirSync(retired)).toEqual([]);
     // A comment changes no card, but the manifest's record of the file's bytes.
+    const headers = readFileSync(path.join(root, 'dist/_headers'));
     expect(expectSameAsFullBuild(root, (r) => edit(path.join(r, 'content/agent-blueprints', file), /^(title: .*)$/m, '$1  # a comment'))).toEqual({ incremental: true, status: 0 });
+    // It replaced the manifest only; the copies of _headers and the agent index made for it were retired unused, not freed.
+    const afterComment = readdirSync(retired);
+    expect(afterComment.map((name) => name.replace(/\.[0-9a-f]{12}$/, '')).sort()).toEqual(['_headers', 'agents.json', 'manifest.json']);
+    const unused = path.join(retired, afterComment.find((name) => name.startsWith('_headers.'))!);
+    expect(readFileSync(unused)).toEqual(headers);
+    expect(statSync(unused).ino).not.toBe(statSync(path.join(root, 'dist/_headers')).ino);
+    expect(readdirSync(root).filter((name) => name.startsWith('.knoc-'))).toEqual([]);
     // An edit that fails publishes nothing: the copies of manifest.json made for its publish (one per attempt: a finding
     // that needs positions parses again) are retired, not freed, and no stage is left.
     const published = readFileSync(manifest);
@@ -218,7 +225,7 @@ describe('an incremental build after blueprints changed in content', () => {
     const title = (text: string) => (r: string) => edit(blueprint(r, 'access-auditor'), /^title: .*$/m, `title: ${text}`);
     expect(expectSameAsFullBuild(root, title('First edit')).incremental).toBe(true);
     const caches = readdirSync(codeDir);
-    expect(caches).toEqual([expect.stringMatching(/^incremental\.bundle-[0-9a-f]{32}\.v8$/)]);
+    expect(caches).toEqual([expect.stringMatching(/^incremental\.bundle-[0-9a-f]{32}-[0-9a-f]{16}\.v8$/)]);
     const cacheFile = path.join(codeDir, caches[0]!);
     const kept = readFileSync(cacheFile);
     expect(expectSameAsFullBuild(root, title('Second edit')).incremental).toBe(true);

@@ -1,9 +1,9 @@
-// Published files an edit replaces keep a second name in the cache folder, and the stage it emptied moves there,
-// until the next build deletes them on the thread pool: the edit does not pay for freeing their blocks.
+// Published files an edit replaces keep a second name in the cache folder until the next build deletes them on the
+// thread pool: the edit does not pay for freeing their blocks.
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RETIRED_FOLDER, retire, retireFolder, retireUnpublished, sweepRetired } from '../src/cache/retired-files.js';
+import { RETIRED_FOLDER, retire, retireUnpublished, sweepRetired } from '../src/cache/retired-files.js';
 import { runCli } from './support/run-cli.js';
 import { copyRepo, makeTempDir, repoRoot } from './support/temp-repo.js';
 
@@ -68,29 +68,6 @@ describe('retireUnpublished', () => {
   });
 });
 
-describe('retireFolder', () => {
-  it('moves a folder with what is in it into the cache folder, making that folder, and says when it cannot', () => {
-    const dir = makeTempDir();
-    const cacheDir = path.join(dir, 'cache');
-    const stage = path.join(dir, '.knoc-stage-dist-p1-000000000000');
-    mkdirSync(path.join(stage, 'agents/a/.well-known'), { recursive: true });
-    writeFileSync(path.join(stage, 'index.html'), 'left behind');
-    expect(retireFolder(stage, cacheDir)).toBe(true);
-    expect(existsSync(stage)).toBe(false);
-    const names = readdirSync(path.join(cacheDir, RETIRED_FOLDER));
-    expect(names).toEqual([expect.stringMatching(/^\.knoc-stage-dist-p1-000000000000\.[0-9a-f]{12}$/)]);
-    const moved = path.join(cacheDir, RETIRED_FOLDER, names[0]!);
-    expect(readFileSync(path.join(moved, 'index.html'), 'utf8')).toBe('left behind');
-    expect(statSync(path.join(moved, 'agents/a/.well-known')).isDirectory()).toBe(true);
-    // Nothing there, or a cache folder that cannot be made: false, and the caller removes the stage itself.
-    expect(retireFolder(path.join(dir, 'absent'), cacheDir)).toBe(false);
-    mkdirSync(stage);
-    writeFileSync(path.join(dir, 'not-a-folder'), '');
-    expect(retireFolder(stage, path.join(dir, 'not-a-folder'))).toBe(false);
-    expect(existsSync(stage)).toBe(true);
-  });
-});
-
 describe('sweepRetired', () => {
   it('deletes what is in the folder when it is called, and resolves when there is no folder', async () => {
     const cacheDir = makeTempDir();
@@ -100,8 +77,6 @@ describe('sweepRetired', () => {
     writeFileSync(published, 'bytes');
     linkSync(published, path.join(folder, 'still-published.000000000000'));
     writeFileSync(path.join(folder, 'old.111111111111'), 'old');
-    mkdirSync(path.join(folder, '.knoc-stage-dist-p1-000000000000.444444444444/agents/a'), { recursive: true });
-    writeFileSync(path.join(folder, '.knoc-stage-dist-p1-000000000000.444444444444/agents/a/card.json'), '{}');
     const sweeping = sweepRetired(cacheDir);
     // Retired after the listing: left for the next build.
     writeFileSync(path.join(folder, 'later.222222222222'), 'later');

@@ -30,9 +30,12 @@ export interface LoadedBundle {
  * into it is no longer the size it was (compiled again since). The code
  * cache is named by the bundle's digest (V8 checks only its version, flags
  * and the code's length), and V8 rejects a damaged one: the code is then
- * compiled as usual.
+ * compiled as usual. `codeStamp`, when given, must change whenever the bundle
+ * or any module copied into it does (`knocCodeStamp` for knoc's own: every
+ * module in lib/): the code cache is then named by it too, and with one kept
+ * the modules copied in are not looked at again.
  */
-export async function loadBundle(file: string, cacheDir: string): Promise<LoadedBundle | undefined> {
+export async function loadBundle(file: string, cacheDir: string, codeStamp?: string): Promise<LoadedBundle | undefined> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -43,10 +46,22 @@ export async function loadBundle(file: string, cacheDir: string): Promise<Loaded
   const firstLine = code.slice(0, code.indexOf('\n'));
   if (!firstLine.startsWith(BUNDLE_BANNER)) throw new Error(`${file} is not a knoc bundle`);
   const { externals, inputs = [], shims = [] } = JSON.parse(firstLine.slice(BUNDLE_BANNER.length)) as Banner;
-  // A module copied in that changed since (compiled again without bundling again): the bundle is out of date.
+  // The code cache, named by the bundle's digest, and by `codeStamp` when given (see below).
+  const name = path.basename(file).replace(/\.[^.]*$/, '');
+  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+  const cacheFile = path.join(cacheDir, 'code', `${name}-${digest}${codeStamp !== undefined ? `-${codeStamp.slice(0, 16)}` : ''}.v8`);
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // None yet.
+  }
+  // A module copied in that changed since (compiled again without bundling again): the bundle is out of date. A code
+  // cache kept under `codeStamp` was kept after a run that found every module as it is now, and no module has changed
+  // since (the stamp would have): the modules are not looked at again.
   const folder = path.dirname(file);
   const stamp = new Float64Array(5);
-  if (inputs.some(([input, size]) => !hasSize(path.join(folder, input), size, stamp))) return undefined;
+  if (!(cachedData && codeStamp !== undefined) && inputs.some(([input, size]) => !hasSize(path.join(folder, input), size, stamp))) return undefined;
   const url = pathToFileURL(file);
   const resolve = (specifier: string) => (specifier.startsWith('.') ? new URL(specifier, url).href : specifier);
   // A module the CLI's bundles hold is taken from there while its own file is still the shim that was written.
@@ -61,14 +76,6 @@ export async function loadBundle(file: string, cacheDir: string): Promise<Loaded
   };
   const modules = new Map(await Promise.all(externals.map(async (specifier) => [specifier, await load(specifier)] as const)));
   const nodeRequire = createRequire(url);
-  const name = path.basename(file).replace(/\.[^.]*$/, '');
-  const cacheFile = path.join(cacheDir, 'code', `${name}-${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}.v8`);
-  let cachedData: Buffer | undefined;
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    // None yet.
-  }
   const script = new Script(`(function (require, module, exports, __knocUrl, __knocImport) {${code}\n})`, { filename: fileURLToPath(url), ...(cachedData ? { cachedData } : {}) });
   const module = { exports: {} as Record<string, unknown> };
   const run = script.runInThisContext() as (...args: unknown[]) => void;

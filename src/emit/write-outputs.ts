@@ -63,10 +63,10 @@ export async function writeOutputs(
  * changed files, `manifest.json` last, under the publish lock. False, with
  * nothing written, when the folder is not as the caller believed. With
  * `stage`, an early stage the caller opened (and may have copied files into:
- * see `startEarlyCopies`), the journal stages the files there. `retirement`
- * keeps what the publish lets go (see `Retirement`).
+ * see `startEarlyCopies`), the journal stages the files there. `beforeReplace`
+ * is told each published file right before the rename that replaces it.
  */
-export async function publishChanged(outDir: string, changed: readonly PlannedOutput[], stillIntact: () => boolean, stage?: EarlyStage, retirement?: Retirement, wait?: LockWait): Promise<boolean> {
+export async function publishChanged(outDir: string, changed: readonly PlannedOutput[], stillIntact: () => boolean, stage?: EarlyStage, beforeReplace?: (file: string) => void, wait?: LockWait): Promise<boolean> {
   const release = await acquirePublishLock(outDir, wait);
   try {
     faultPoint('lock', outDir);
@@ -76,7 +76,7 @@ export async function publishChanged(outDir: string, changed: readonly PlannedOu
     await recoverInterruptedSwap(outDir, stage);
     if (changed.length > 0) {
       try {
-        publishThroughJournal(outDir, changed, [], stage?.dir, retirement);
+        publishThroughJournal(outDir, changed, [], stage?.dir, beforeReplace);
       } catch (error) {
         // Committed and not finished: the journal names the stage, which the next build moves the rest from.
         if (stage && pendingJournal(outDir)) stage.kept = true;
@@ -518,18 +518,6 @@ async function completeEarlyStage(stage: EarlyStage, outDir: string, outputs: re
   }
 }
 
-/**
- * What a publish hands to the caller instead of freeing it in the middle of
- * the publish (on a file system that discards freed blocks, freeing costs
- * time: see retired-files.ts).
- */
-export interface Retirement {
-  /** Told each published file right before the rename that replaces it. */
-  replacing(file: string): void;
-  /** Takes the stage once every file has moved out of it (its folders are left), or says it cannot: it is then removed here. */
-  emptied(stage: string): boolean;
-}
-
 /** A change to at most one file in this many is published through a journal instead of a whole new tree. */
 const JOURNAL_SHARE = 8;
 const JOURNAL = '.knoc-journal-';
@@ -552,7 +540,7 @@ interface Journal {
  * when that fails too, the journal and its stage stay (and
  * `pendingJournal` says so) for the next build to complete.
  */
-function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[], stageDir?: string, retirement?: Retirement, staged?: ReadonlyMap<string, string>): void {
+function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[], removed: readonly string[], stageDir?: string, beforeReplace?: (file: string) => void, staged?: ReadonlyMap<string, string>): void {
   const parent = path.dirname(outDir);
   const name = path.basename(outDir);
   const stageName = stageDir !== undefined && path.dirname(stageDir) === parent ? path.basename(stageDir) : `${STAGE}${name}-${randomBytes(6).toString('hex')}`;
@@ -578,17 +566,17 @@ function publishThroughJournal(outDir: string, changed: readonly PlannedOutput[]
     throw error;
   }
   try {
-    applyJournal(outDir, journalFile, retirement);
+    applyJournal(outDir, journalFile, beforeReplace);
   } catch {
     // Committed: the previous output cannot come back, only the new one be completed. What stopped a rename may have
     // passed (a file held open a moment, space freed); one more pass costs a few renames, and skips what already moved.
     // Should it fail too, the journal and its stage stay for the next build, and the caller reports the folder partly published.
-    applyJournal(outDir, journalFile, retirement);
+    applyJournal(outDir, journalFile, beforeReplace);
   }
 }
 
 /** Completes a committed journal: moves what is still staged into place, removes what it names, then forgets it. */
-function applyJournal(outDir: string, journalFile: string, retirement?: Retirement): void {
+function applyJournal(outDir: string, journalFile: string, beforeReplace?: (file: string) => void): void {
   const journal = readJournal(outDir, journalFile);
   const stage = path.join(path.dirname(outDir), journal.stage);
   const foreign = (why: string) => new ForeignFileError(`\`${path.basename(journalFile)}\` ${why}`);
@@ -604,12 +592,12 @@ function applyJournal(outDir: string, journalFile: string, retirement?: Retireme
   }
   for (const { from, to } of moves) {
     if (!existsSync(from)) continue;
-    retirement?.replacing(to);
+    beforeReplace?.(to);
     faultPoint('rename', to);
     moveInto(from, to);
   }
   unlinkIfThere(journalFile);
-  if (!retirement?.emptied(stage)) removeEmptiedStage(stage, journal.write);
+  removeEmptiedStage(stage, journal.write);
 }
 
 /**

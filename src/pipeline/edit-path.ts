@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { loadBundle } from '../cache/bundle-loader.js';
+import { knocCodeStamp } from '../model/version.js';
 import type { BuildOptions } from './build.js';
 import type * as Incremental from './incremental.js';
 import type { ChangedSinceIndex } from './up-to-date.js';
@@ -18,7 +19,7 @@ const BUNDLE = fileURLToPath(new URL('../pipeline/incremental.bundle.cjs', impor
  * sources, or a bundle that does not load): the same code either way.
  */
 export async function buildIncrementally(options: BuildOptions, probe: ChangedSinceIndex): ReturnType<typeof Incremental.buildIncrementally> {
-  const bundle = await loadBundle(BUNDLE, probe.cacheDir).catch(() => undefined);
+  const bundle = await loadBundle(BUNDLE, probe.cacheDir, knocCodeStamp()).catch(() => undefined);
   const bundled = bundle?.exports.buildIncrementally as typeof Incremental.buildIncrementally | undefined;
   if (!bundle || typeof bundled !== 'function') return (await import('./incremental.js')).buildIncrementally(options, probe);
   try {

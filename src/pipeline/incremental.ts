@@ -9,7 +9,7 @@ import { MANIFEST_PATH } from '../emit/plan-outputs.js';
 import { confined, discardEarlyStage, openEarlyStage, pendingJournal, publishChanged, type EarlyStage } from '../emit/write-outputs.js';
 import { publishFailure } from '../emit/publish-failure.js';
 import { startEarlyCopies, type EarlyCopies } from '../emit/early-copy.js';
-import { retire, retireFolder, retireUnpublished } from '../cache/retired-files.js';
+import { retire, retireUnpublished } from '../cache/retired-files.js';
 import { digestOf, sha256Hex } from '../model/digest.js';
 import { AGENT_KIND, stringField, type Entity } from '../model/entity.js';
 import { listingOf, stampOf, type FileStamp } from '../model/file-stamp.js';
@@ -381,12 +381,16 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
     const manifestSlot = slotOf(path.join(outDir, MANIFEST_PATH));
     if (manifestSlot < 0) return declined('the stat index does not list manifest.json');
     const stillIntact = () => sameStamp(stampOf(index.paths.at(manifestSlot)), index.numbers, manifestSlot);
-    if (early) await early.copies.settled;
+    if (early) {
+      await early.copies.settled;
+      // A copy the publish does not use (no card changed, say: the agent index stays) would be freed with the stage.
+      const changedPaths = new Set(outputs.changed.map((o) => o.path));
+      for (const file of PATCHED_IN_PLACE) if (!changedPaths.has(file)) retireUnpublished(confined(early.stage.dir, file), cacheDir);
+    }
     // Each published file replaced keeps its blocks until the next build (see `retire`).
     let published: boolean;
     try {
-      const retirement = { replacing: (file: string) => retire(file, cacheDir), emptied: (stage: string) => retireFolder(stage, cacheDir) };
-      published = await publishChanged(outDir, outputs.changed, stillIntact, early?.stage, retirement, lockWaitOf(options, root, outDir));
+      published = await publishChanged(outDir, outputs.changed, stillIntact, early?.stage, (file) => retire(file, cacheDir), lockWaitOf(options, root, outDir));
     } catch (error) {
       // Reported as the full build reports it; the index is not updated, so the next build compares the outputs again.
       const failure = publishFailure(error, path.relative(root, outDir) || '.', pendingJournal(outDir));
