@@ -61,6 +61,12 @@ if (/__toESM\(require\("\./.test(code)) throw new Error('bundle-edit-path: a def
 if (dynamic === 0 || externals.length === 0) throw new Error('bundle-edit-path: the bundle imports nothing at run time; check the plugins');
 // The size of each module copied in: the loader runs the bundle only while they are the same (a lib/ compiled again without bundling it again is not).
 const inputs = Object.entries(result.metafile.inputs).map(([input, { bytes }]) => [path.relative(here, path.resolve(lib, input)).split(path.sep).join('/'), bytes]).sort(([a], [b]) => (a < b ? -1 : 1));
+// A code cache kept under knoc's code stamp stands for those size checks (src/cache/bundle-loader.ts): the stamp covers the
+// .js, .cjs and .ts files of lib/ (src/model/version.ts), so every module copied in must be one of them.
+for (const [input] of inputs) {
+  const file = path.resolve(here, input);
+  if (!file.startsWith(lib) || !/\.(js|cjs|ts)$/.test(file) || file.endsWith('.d.ts')) throw new Error(`bundle-edit-path: ${input} is copied into the bundle but is not a module of lib/ that knoc's code stamp covers`);
+}
 writeFileSync(outfile, `${BANNER}${JSON.stringify({ externals, inputs })}\n${code}`);
 const map = JSON.parse(output('.map').text);
 // One line more (the banner) before the code the map describes.

@@ -199,9 +199,9 @@ describe('an incremental build after blueprints changed in content', () => {
     // A comment changes no card, but the manifest's record of the file's bytes.
     const headers = readFileSync(path.join(root, 'dist/_headers'));
     expect(expectSameAsFullBuild(root, (r) => edit(path.join(r, 'content/agent-blueprints', file), /^(title: .*)$/m, '$1  # a comment'))).toEqual({ incremental: true, status: 0 });
-    // It replaced the manifest only; the copies of _headers and the agent index made for it were retired unused, not freed.
+    // It replaced the manifest only; the copy of _headers made for it was retired unused, not freed.
     const afterComment = readdirSync(retired);
-    expect(afterComment.map((name) => name.replace(/\.[0-9a-f]{12}$/, '')).sort()).toEqual(['_headers', 'agents.json', 'manifest.json']);
+    expect(afterComment.map((name) => name.replace(/\.[0-9a-f]{12}$/, '')).sort()).toEqual(['_headers', 'manifest.json']);
     const unused = path.join(retired, afterComment.find((name) => name.startsWith('_headers.'))!);
     expect(readFileSync(unused)).toEqual(headers);
     expect(statSync(unused).ino).not.toBe(statSync(path.join(root, 'dist/_headers')).ino);

@@ -7,16 +7,18 @@ import { confined, type EarlyStage } from './write-outputs.js';
 /**
  * Published files copied into an early stage on the thread pool while this
  * thread goes on with other work. An edit patches a few entries of files that
- * are megabytes at scale (manifest.json, _headers and index/agents.json:
- * 19.7 MB at 10,000 blueprints, about 10 ms to copy): copied this way, they
- * are ready by the time the patches are written over them. A file's folder in
- * the stage is made first.
+ * are megabytes at scale (manifest.json and _headers: 16 MB at 10,000
+ * blueprints, about 10 ms to copy): copied this way, they are ready by the
+ * time the patches are written over them. A file's folder in the stage is
+ * made first. Nothing else may write a copy's target before `settled`.
  *
  * A copy stands for the published file only when it is complete and the
  * file's stamp, taken before the copy started, is the stamp the patch read the
  * file under; otherwise the patch copies the file again itself.
  */
 export interface EarlyCopies {
+  /** Whether a copy of the published file `relative` was started: its target is the copy's until `settled`. */
+  started(relative: string): boolean;
   /** Whether `target` holds a complete copy of the published file `relative`, made while that file had `stamp`. */
   holds(relative: string, target: string, stamp: FileStamp | null): boolean;
   /** Settles once every copy has finished or failed; never rejects. Await it before the stage is published or removed. */
@@ -45,6 +47,7 @@ export function startEarlyCopies(outDir: string, stage: EarlyStage, files: reado
       }),
   );
   return {
+    started: (relative) => files.includes(relative),
     holds: (relative, target, stamp) => {
       const copy = copied.get(relative);
       return copy !== undefined && copy.target === target && sameFileStamp(stamp, copy.stamp);

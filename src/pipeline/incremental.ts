@@ -30,7 +30,7 @@ import { bindSymbols, type SymbolTable } from '../resolve/bind.js';
 import { awaitLaterClock, newestTime } from './later-clock.js';
 import { patchChanges } from './patch-fleet-files.js';
 import { planChanges } from './rebuild-fleet-files.js';
-import { AGENT_INDEX_PATH, type EditOutputs } from './edit-outputs.js';
+import type { EditOutputs } from './edit-outputs.js';
 import { recordedRegistry } from './recorded-registry.js';
 import { recordedSymbols, stubEntity } from './recorded-symbols.js';
 import { resolveReferences } from '../resolve/resolve-references.js';
@@ -128,8 +128,8 @@ async function buildFromState(options: BuildOptions, probe: ChangedSinceIndex): 
   }
 }
 
-/** The fleet-level files an edit patches (the agent index when a card changed), copied into its stage early. */
-const PATCHED_IN_PLACE = [MANIFEST_PATH, HEADERS_PATH, AGENT_INDEX_PATH];
+/** The large fleet-level files an edit patches whose length the patches keep but for manifest.json's, which is written after the copies settle: copied into its stage early. */
+const PATCHED_IN_PLACE = [MANIFEST_PATH, HEADERS_PATH];
 
 /** The early stage an edit publishes through, and the fleet-level files being copied into it. */
 interface EditStage {
@@ -140,7 +140,8 @@ interface EditStage {
 async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: OpenEditState): Promise<IncrementalResult | { declined: string }> {
   const started = performance.now();
   const outDir = probe.index.report.outDir;
-  // The three large files an edit patches in place are copied on the thread pool meanwhile, into the stage it will publish through.
+  // The two large files an edit patches in place are copied on the thread pool meanwhile, into the stage it will publish through.
+  // (Not the agent index: a patch that changes its length writes it into the stage as it hashes it, while the copy could still run.)
   const stage = pendingJournal(outDir) ? undefined : openEarlyStage(outDir);
   const early = stage && { stage, copies: startEarlyCopies(outDir, stage, PATCHED_IN_PLACE) };
   try {

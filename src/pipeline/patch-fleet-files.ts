@@ -68,8 +68,9 @@ export function patchChanges(
       patch: new BytePatch(bytes),
       unchanged: () => stamp !== null && sameFileStamp(stampOf(absolute), stamp),
       copied: (target: string) => copies?.holds(file, target, stamp) ?? false,
-      // Where the publish stages it: a file whose length a patch changes is written there as it is hashed.
-      staged: stageDir !== undefined ? confined(stageDir, file) : undefined,
+      // Where the publish stages it: a file whose length a patch changes is written there as it is hashed, unless an
+      // early copy may still be writing there.
+      staged: stageDir !== undefined && !copies?.started(file) ? confined(stageDir, file) : undefined,
     };
   };
   let manifest: ReturnType<typeof opened>;
