@@ -1,6 +1,4 @@
 import { copyFile } from 'node:fs';
-import path from 'node:path';
-import { makeDirectorySync } from '../model/make-directory.js';
 import { sameFileStamp, stampOf, type FileStamp } from '../model/file-stamp.js';
 import { confined, type EarlyStage } from './write-outputs.js';
 
@@ -9,8 +7,8 @@ import { confined, type EarlyStage } from './write-outputs.js';
  * thread goes on with other work. An edit patches a few entries of files that
  * are megabytes at scale (manifest.json and _headers: 16 MB at 10,000
  * blueprints, about 10 ms to copy): copied this way, they are ready by the
- * time the patches are written over them. A file's folder in the stage is
- * made first. Nothing else may write a copy's target before `settled`.
+ * time the patches are written over them. Nothing else may write a copy's
+ * target before `settled`.
  *
  * A copy stands for the published file only when it is complete and the
  * file's stamp, taken before the copy started, is the stamp the patch read the
@@ -36,7 +34,6 @@ export function startEarlyCopies(outDir: string, stage: EarlyStage, files: reado
           const target = confined(stage.dir, relative);
           const stamp = stampOf(source);
           if (!stamp || stamp.dir) return resolve();
-          if (path.dirname(target) !== stage.dir) makeDirectorySync(path.dirname(target));
           copyFile(source, target, (error) => {
             if (!error) copied.set(relative, { target, stamp });
             resolve();

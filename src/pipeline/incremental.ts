@@ -128,8 +128,11 @@ async function buildFromState(options: BuildOptions, probe: ChangedSinceIndex): 
   }
 }
 
-/** The large fleet-level files an edit patches whose length the patches keep but for manifest.json's, which is written after the copies settle: copied into its stage early. */
-const PATCHED_IN_PLACE = [MANIFEST_PATH, HEADERS_PATH];
+/**
+ * The large fleet-level files an edit copies into its stage early, for its patches to be written over: `_headers`,
+ * whose patches keep its length, and manifest.json, which is written only once the copies have settled.
+ */
+const COPIED_EARLY = [MANIFEST_PATH, HEADERS_PATH];
 
 /** The early stage an edit publishes through, and the fleet-level files being copied into it. */
 interface EditStage {
@@ -143,7 +146,7 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
   // The two large files an edit patches in place are copied on the thread pool meanwhile, into the stage it will publish through.
   // (Not the agent index: a patch that changes its length writes it into the stage as it hashes it, while the copy could still run.)
   const stage = pendingJournal(outDir) ? undefined : openEarlyStage(outDir);
-  const early = stage && { stage, copies: startEarlyCopies(outDir, stage, PATCHED_IN_PLACE) };
+  const early = stage && { stage, copies: startEarlyCopies(outDir, stage, COPIED_EARLY) };
   try {
     return await buildInStage(options, probe, open, early, started);
   } finally {
@@ -151,7 +154,7 @@ async function buildWith(options: BuildOptions, probe: ChangedSinceIndex, open: 
     // A stage a committed journal still names is kept whole: the next build moves the rest of it into place.
     if (early && !early.stage.kept) {
       await early.copies.settled;
-      for (const file of PATCHED_IN_PLACE) retireUnpublished(confined(early.stage.dir, file), probe.cacheDir);
+      for (const file of COPIED_EARLY) retireUnpublished(confined(early.stage.dir, file), probe.cacheDir);
       discardEarlyStage(early.stage);
     }
   }
@@ -384,9 +387,9 @@ async function buildInStage(options: BuildOptions, probe: ChangedSinceIndex, ope
     const stillIntact = () => sameStamp(stampOf(index.paths.at(manifestSlot)), index.numbers, manifestSlot);
     if (early) {
       await early.copies.settled;
-      // A copy the publish does not use (no card changed, say: the agent index stays) would be freed with the stage.
+      // A copy the publish does not use (a comment changes no card, say: `_headers` stays) would be freed with the stage.
       const changedPaths = new Set(outputs.changed.map((o) => o.path));
-      for (const file of PATCHED_IN_PLACE) if (!changedPaths.has(file)) retireUnpublished(confined(early.stage.dir, file), cacheDir);
+      for (const file of COPIED_EARLY) if (!changedPaths.has(file)) retireUnpublished(confined(early.stage.dir, file), cacheDir);
     }
     // Each published file replaced keeps its blocks until the next build (see `retire`).
     let published: boolean;
