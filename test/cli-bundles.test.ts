@@ -38,12 +38,11 @@ describe('the CLI bundles', () => {
     expect(second).toEqual(expect.arrayContaining(['pipeline/up-to-date.js', 'cache/stat-index.js', 'model/file-stamp.js']));
     expect(first.filter((module) => second.includes(module))).toEqual([]);
     // The edit path's bundle imports them, never copies them.
-    const edit = bannerOf('pipeline/incremental.bundle.cjs', '// knoc bundle ') as { inputs: [string, number][]; externals: string[] };
+    const edit = bannerOf('pipeline/incremental.bundle.cjs', '// knoc bundle ') as { inputs: [string, number][]; externals: string[]; shims: [string, string, string, number][] };
     const copiedForEdits = edit.inputs.map(([input]) => path.posix.join('pipeline', input));
     expect(copiedForEdits.filter((module) => first.includes(module) || second.includes(module))).toEqual([]);
     // Each module it imports that is a shim, it takes from the bundle that holds it: the banner names that bundle, the
     // prefix the shim reads the module's names under, and the shim's size (the loader checks it is still the shim).
-    const named = (bannerOf('pipeline/incremental.bundle.cjs', '// knoc bundle ') as { shims: [string, string, string, number][] }).shims;
     const expected = edit.externals.flatMap((specifier) => {
       const module = path.posix.join('pipeline', specifier);
       const text = readFileSync(path.join(lib, module), 'utf8');
@@ -53,7 +52,7 @@ describe('the CLI bundles', () => {
       return [[specifier, path.posix.join(path.posix.dirname(module), from), prefix, Buffer.byteLength(text)]];
     });
     expect(expected.length).toBeGreaterThan(10);
-    expect(named.map(([specifier, bundle, prefix, size]) => [specifier, path.posix.join('pipeline', bundle), prefix, size])).toEqual(expected);
+    expect(edit.shims.map(([specifier, bundle, prefix, size]) => [specifier, path.posix.join('pipeline', bundle), prefix, size])).toEqual(expected);
     for (const [at, bundle] of BUNDLES.entries()) {
       const map = JSON.parse(readFileSync(path.join(lib, `${bundle}.map`), 'utf8')) as { sources: string[] };
       const sources = new Set(map.sources.map((source) => path.relative(repoRoot, path.resolve(lib, path.dirname(bundle), source)).split(path.sep).join('/')));
